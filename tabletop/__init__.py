@@ -1,0 +1,27 @@
+"""tabletop: the banker and stock broker for Acquire-family board games.
+
+>>> import tabletop
+>>> game = tabletop.Game("acquire", ["Ann", "Bob", "Cy"])
+>>> _ = game.push(tabletop.Place(tile="6C"))
+>>> tabletop.state_json(game)["board"]
+{'6C': None}
+
+The public API: :class:`Game` (``push`` an action, ``undo``), the actions,
+:func:`load_rules`, :func:`replay` for table scripts and :func:`state_json`
+and :func:`view` for screens.
+"""
+
+from tabletop.actions import (Buy, Dead, Dispose, End, Found, Market, NextDefunct, NoTile,
+                              Place, Survivor, Undo, parse_action)
+from tabletop.engine import Game
+from tabletop.errors import IllegalAction, RulesFileError, ScriptError, TabletopError
+from tabletop.ruleset import RuleSet, available_rules, load_rules
+from tabletop.script import replay
+from tabletop.views import state_json, view
+
+__all__ = [
+    "Buy", "Dead", "Dispose", "End", "Found", "Game", "IllegalAction", "Market", "NextDefunct",
+    "NoTile", "Place", "RuleSet", "RulesFileError", "ScriptError", "Survivor", "TabletopError",
+    "Undo", "available_rules", "load_rules", "parse_action", "replay", "state_json", "view",
+]
+__version__ = "0.1.0"

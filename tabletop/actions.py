@@ -1,0 +1,156 @@
+"""Actions: what a player does, one table-script line each.
+
+>>> action = parse_action({"do": "buy", "shares": {"Tower": 2}})
+>>> action
+Buy(player=None, shares={'Tower': 2}, trade_in={})
+>>> action.to_json()
+{'do': 'buy', 'shares': {'Tower': 2}}
+>>> parse_action({"do": "dispose", "player": "Bob", "sell": 2, "trade": 2})
+Dispose(player='Bob', sell=2, trade=2, keep=None)
+
+Actions name tiles and chains as the player wrote them; the game reads them
+against its board and rule set when the action is played.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, Mapping
+
+from tabletop.errors import ScriptError
+
+
+@dataclass(frozen=True)
+class Action:
+    """Base of all actions. ``player``, when given, must be whoever is asked to act."""
+
+    kind: ClassVar[str] = ""
+    player: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        line: dict[str, Any] = {"do": self.kind}
+        for item in fields(self):
+            value = getattr(self, item.name)
+            if value is not None and value != {} or (item.name == "shares"):
+                line[item.name] = value
+        return line
+
+
+@dataclass(frozen=True)
+class Place(Action):
+    kind: ClassVar[str] = "place"
+    tile: str = ""
+
+
+@dataclass(frozen=True)
+class Found(Action):
+    kind: ClassVar[str] = "found"
+    chain: str = ""
+
+
+@dataclass(frozen=True)
+class Survivor(Action):
+    kind: ClassVar[str] = "survivor"
+    chain: str = ""
+
+
+@dataclass(frozen=True)
+class NextDefunct(Action):
+    kind: ClassVar[str] = "next_defunct"
+    chain: str = ""
+
+
+@dataclass(frozen=True)
+class Market(Action):
+    kind: ClassVar[str] = "market"
+    tile: str = ""
+
+
+@dataclass(frozen=True)
+class Dispose(Action):
+    kind: ClassVar[str] = "dispose"
+    sell: int = 0
+    trade: int = 0
+    keep: int | None = None
+
+
+@dataclass(frozen=True)
+class Buy(Action):
+    kind: ClassVar[str] = "buy"
+    shares: Mapping[str, int] = field(default_factory=dict)
+    trade_in: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Dead(Action):
+    kind: ClassVar[str] = "dead"
+    tile: str = ""
+
+
+@dataclass(frozen=True)
+class NoTile(Action):
+    kind: ClassVar[str] = "no_tile"
+
+
+@dataclass(frozen=True)
+class End(Action):
+    kind: ClassVar[str] = "end"
+    agreed: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        line = super().to_json()
+        if not self.agreed:
+            line.pop("agreed")
+        return line
+
+
+@dataclass(frozen=True)
+class Undo(Action):
+    kind: ClassVar[str] = "undo"
+
+
+ACTIONS: dict[str, type[Action]] = {cls.kind: cls for cls in (
+    Place, Found, Survivor, NextDefunct, Market, Dispose, Buy, Dead, NoTile, End, Undo)}
+
+
+def parse_action(line: Any) -> Action:
+    """The action a table-script line (a decoded JSON object) describes."""
+    if not isinstance(line, dict):
+        raise ScriptError("expected a JSON object such as {\"do\": \"place\", \"tile\": \"6C\"}")
+    kind = line.get("do")
+    if kind not in ACTIONS:
+        raise ScriptError(f"unknown action {kind!r} (known: {', '.join(ACTIONS)})")
+    cls = ACTIONS[kind]
+    allowed = {item.name: item for item in fields(cls)}
+    values = {}
+    for key, value in line.items():
+        if key == "do":
+            continue
+        if key not in allowed:
+            raise ScriptError(f"a {kind} line has no {key!r} (it takes: {', '.join(allowed)})")
+        values[key] = _checked(kind, key, value)
+    for required in ("tile", "chain"):
+        if required in allowed and required not in values:
+            raise ScriptError(f"a {kind} line needs {required!r}")
+    return cls(**values)
+
+
+def _checked(kind: str, key: str, value: Any) -> Any:
+    if key in ("player", "tile", "chain"):
+        if not isinstance(value, str) or not value.strip():
+            raise ScriptError(f"{kind}: {key} must be a non-empty string, got {value!r}")
+        return value
+    if key in ("sell", "trade", "keep"):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise ScriptError(f"{kind}: {key} must be a whole number 0 or more, got {value!r}")
+        return value
+    if key in ("shares", "trade_in"):
+        if not isinstance(value, dict) or any(
+                not isinstance(n, int) or isinstance(n, bool) or n < 0 for n in value.values()):
+            raise ScriptError(f"{kind}: {key} must map chain names to whole numbers, got {value!r}")
+        return dict(value)
+    if key == "agreed":
+        if not isinstance(value, bool):
+            raise ScriptError(f"end: agreed must be true or false, got {value!r}")
+        return value
+    raise ScriptError(f"{kind}: unexpected {key!r}")

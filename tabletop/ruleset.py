@@ -1,0 +1,349 @@
+"""Rule sets: a TOML file read into frozen data the engine plays by.
+
+>>> rules = load_rules("acquire")
+>>> rules.price(rules.chain_index("Luxor"), 7)
+600
+>>> rules.bonus_mode("tycoon").bonuses(600)
+(6000, 4200, 3000)
+
+Every number of a game lives in its file (``tabletop/rules/NAME.toml``);
+a file that lacks a key or holds the wrong kind of value is refused at load
+with a message naming the key.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Mapping
+
+from tabletop.errors import IllegalAction, RulesFileError
+from tabletop.geometry import Geometry, make_geometry
+
+
+@dataclass(frozen=True)
+class Chain:
+    """A hotel chain (company, kingdom): its name, tier and place in the card's list."""
+
+    index: int
+    name: str
+    tier: str
+
+
+@dataclass(frozen=True)
+class Option:
+    """A choice a table makes at setup, with its default and allowed values."""
+
+    name: str
+    default: Any
+    choices: tuple[Any, ...] | None = None
+    minimum: int | None = None
+    help: str = ""
+
+    def check(self, value: Any) -> Any:
+        """The value if this option allows it, else IllegalAction saying why."""
+        if type(value) is not type(self.default):
+            kind = type(self.default).__name__
+            raise IllegalAction(f"option {self.name}: expected {kind}, got {value!r}")
+        if self.choices is not None and value not in self.choices:
+            allowed = ", ".join(map(str, self.choices))
+            raise IllegalAction(f"option {self.name}: {value!r} is not one of {allowed}")
+        if self.minimum is not None and value < self.minimum:
+            raise IllegalAction(f"option {self.name}: {value!r} is below {self.minimum}")
+        return value
+
+
+@dataclass(frozen=True)
+class BonusMode:
+    """A bonus schedule: one bonus per paid position, as a function of share price."""
+
+    name: str
+    names: tuple[str, ...]
+    by_price: Mapping[int, tuple[int, ...]]
+    sole_holder: tuple[int, ...]
+    provisional: str | None = None
+
+    def bonuses(self, price: int) -> tuple[int, ...]:
+        """The bonuses ``(b1, b2, ...)`` a chain priced ``price`` pays."""
+        return self.by_price[price]
+
+    def sole_holder_bonus(self, price: int) -> int:
+        """What a chain's only holder receives (Classic b1+b2, Tycoon b1+b3)."""
+        paid = self.by_price[price]
+        return sum(paid[position - 1] for position in self.sole_holder)
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """One rule file, read and checked. Built by :func:`load_rules`."""
+
+    name: str
+    title: str
+    currency: str
+    min_players: int
+    max_players: int
+    starting_cash: int
+    hand_size: int
+    shares_per_chain: int
+    buy_limit: int
+    safe_size: int
+    bonus_rounding: int
+    geometry: Geometry
+    start_tiles_stay: bool
+    dead_tiles: str
+    disposal: frozenset[str]
+    trade_ratio: int
+    disposal_order: str
+    end_when_all_safe: bool
+    chains: tuple[Chain, ...]
+    brackets: tuple[int, ...]
+    tier_prices: Mapping[str, tuple[int, ...]]
+    bonus_modes: Mapping[str, BonusMode]
+    options: Mapping[str, Option]
+    notes: tuple[str, ...] = ()
+    price_table: tuple[tuple[int, ...], ...] = field(default=(), repr=False)
+
+    def __post_init__(self) -> None:
+        by_name = {chain.name.lower(): chain.index for chain in self.chains}
+        object.__setattr__(self, "_by_name", by_name)
+
+    def chain_index(self, name: Any) -> int:
+        """The index of the chain called ``name`` (any case); IllegalAction if none is."""
+        if isinstance(name, str):
+            index = self._by_name.get(name.strip().lower())  # type: ignore[attr-defined]
+            if index is not None:
+                return index
+        known = ", ".join(chain.name for chain in self.chains)
+        raise IllegalAction(f"{name!r} is not a chain in {self.title} ({known})")
+
+    def price(self, chain: int, size: int) -> int:
+        """Share price of chain ``chain`` at ``size`` tiles (0 below the first bracket)."""
+        table = self.price_table[chain]
+        return table[min(size, len(table) - 1)]
+
+    def bonus_mode(self, name: str) -> BonusMode:
+        return self.bonus_modes[name]
+
+    def resolve_options(self, given: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Defaults overlaid with ``given``; unknown names and bad values are refused."""
+        given = dict(given or {})
+        unknown = sorted(set(given) - set(self.options))
+        if unknown:
+            raise IllegalAction(
+                f"unknown option {unknown[0]!r} for {self.name} "
+                f"(options: {', '.join(self.options)})")
+        return {name: option.check(given[name]) if name in given else option.default
+                for name, option in self.options.items()}
+
+
+RULES_DIR = "rules"
+
+
+def available_rules() -> list[str]:
+    """Names of the rule sets shipped in the package."""
+    folder = resources.files("tabletop") / RULES_DIR
+    return sorted(entry.name[:-5] for entry in folder.iterdir() if entry.name.endswith(".toml"))
+
+
+def load_rules(name_or_path: str | Path) -> RuleSet:
+    """Read a shipped rule set by name (``"acquire"``) or any rule file by path."""
+    path = Path(name_or_path)
+    if path.suffix == ".toml" and path.exists():
+        text, origin = path.read_text(encoding="utf-8"), path.name
+    else:
+        resource = resources.files("tabletop") / RULES_DIR / f"{name_or_path}.toml"
+        if not resource.is_file():
+            raise RulesFileError(
+                f"no rule set called {str(name_or_path)!r} (available: {', '.join(available_rules())})")
+        text, origin = resource.read_text(encoding="utf-8"), f"{name_or_path}.toml"
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise RulesFileError(f"{origin}: not valid TOML: {error}") from None
+    try:
+        return _build(data)
+    except RulesFileError as error:
+        raise RulesFileError(f"{origin}: {error}") from None
+
+
+def _build(data: Mapping[str, Any]) -> RuleSet:
+    game = _table(data, "game")
+    board = _table(data, "board")
+    merger = _table(data, "merger")
+    end = _table(data, "end")
+    players = _table(game, "players", "game")
+    chains = _chains(data)
+    brackets, tier_prices = _prices(data, chains)
+    bonus_modes = _bonus_modes(data, tier_prices)
+    options = _options(data)
+    if options["bonus_mode"].choices is None or not set(options["bonus_mode"].choices) <= set(bonus_modes):
+        raise RulesFileError("options.bonus_mode.choices: every choice needs a [bonus_modes] table")
+    disposal = frozenset(_value(merger, "disposal", list, "merger"))
+    if not disposal <= {"sell", "trade", "keep"} or "sell" not in disposal:
+        raise RulesFileError("merger.disposal: choose from sell, trade, keep (sell required)")
+    geometry = make_geometry(board)
+    notes = tuple(_value(data, "provisional", list, "")) if "provisional" in data else ()
+    rules = RuleSet(
+        name=_value(game, "name", str, "game"),
+        title=_value(game, "title", str, "game"),
+        currency=_value(game, "currency", str, "game"),
+        min_players=_value(players, "min", int, "game.players"),
+        max_players=_value(players, "max", int, "game.players"),
+        starting_cash=_value(game, "starting_cash", int, "game"),
+        hand_size=_value(game, "hand_size", int, "game"),
+        shares_per_chain=_value(game, "shares_per_chain", int, "game"),
+        buy_limit=_value(game, "buy_limit", int, "game"),
+        safe_size=_value(game, "safe_size", int, "game"),
+        bonus_rounding=_value(game, "bonus_rounding", int, "game"),
+        geometry=geometry,
+        start_tiles_stay=_choice(board, "start_tiles", ("stay", "return"), "board") == "stay",
+        dead_tiles=_choice(board, "dead_tiles", ("removed", "turnover"), "board"),
+        disposal=disposal,
+        trade_ratio=_value(merger, "trade_ratio", int, "merger"),
+        disposal_order=_choice(merger, "disposal_order",
+                               ("mergemaker_clockwise", "largest_holder_first"), "merger"),
+        end_when_all_safe=_value(end, "when_all_safe", bool, "end"),
+        chains=chains,
+        brackets=brackets,
+        tier_prices=tier_prices,
+        bonus_modes=bonus_modes,
+        options=options,
+        notes=notes,
+        price_table=_price_table(chains, brackets, tier_prices, geometry.size),
+    )
+    if not 1 <= rules.min_players <= rules.max_players:
+        raise RulesFileError("game.players: need 1 <= min <= max")
+    return rules
+
+
+def _table(data: Mapping[str, Any], key: str, where: str = "") -> Mapping[str, Any]:
+    return _value(data, key, dict, where)
+
+
+def _value(data: Mapping[str, Any], key: str, kind: type, where: str) -> Any:
+    path = f"{where}.{key}" if where else key
+    if key not in data:
+        raise RulesFileError(f"{path}: missing")
+    value = data[key]
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise RulesFileError(f"{path}: expected {kind.__name__}, got {value!r}")
+    if kind is int and value < 0:
+        raise RulesFileError(f"{path}: must not be negative")
+    return value
+
+
+def _choice(data: Mapping[str, Any], key: str, allowed: tuple[str, ...], where: str) -> str:
+    value = _value(data, key, str, where)
+    if value not in allowed:
+        raise RulesFileError(f"{where}.{key}: {value!r} is not one of {', '.join(allowed)}")
+    return value
+
+
+def _chains(data: Mapping[str, Any]) -> tuple[Chain, ...]:
+    entries = _value(data, "chains", list, "")
+    chains = []
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            raise RulesFileError(f"chains[{index}]: expected a table")
+        name = _value(entry, "name", str, f"chains[{index}]")
+        tier = _value(entry, "tier", str, f"chains[{index}]")
+        if any(chain.name.lower() == name.lower() for chain in chains):
+            raise RulesFileError(f"chains[{index}].name: {name!r} appears twice")
+        chains.append(Chain(index, name, tier))
+    if not chains:
+        raise RulesFileError("chains: at least one chain is needed")
+    return tuple(chains)
+
+
+def _prices(data: Mapping[str, Any], chains: tuple[Chain, ...]):
+    prices = _table(data, "prices")
+    brackets = tuple(_value(prices, "brackets", list, "prices"))
+    if not brackets or any(not isinstance(b, int) for b in brackets) or list(brackets) != sorted(set(brackets)):
+        raise RulesFileError("prices.brackets: expected increasing integers")
+    tiers = _table(prices, "tiers", "prices")
+    tier_prices = {}
+    for tier, row in tiers.items():
+        if not isinstance(row, list) or len(row) != len(brackets) or \
+                any(not isinstance(p, int) or p <= 0 for p in row):
+            raise RulesFileError(
+                f"prices.tiers.{tier}: expected {len(brackets)} positive integers, one per bracket")
+        tier_prices[tier] = tuple(row)
+    for chain in chains:
+        if chain.tier not in tier_prices:
+            raise RulesFileError(f"prices.tiers.{chain.tier}: missing (chain {chain.name})")
+    return brackets, tier_prices
+
+
+def _price_table(chains, brackets, tier_prices, cells: int) -> tuple[tuple[int, ...], ...]:
+    # Price by size for every possible size, so a lookup is one index.
+    table = []
+    for chain in chains:
+        row, prices = [], tier_prices[chain.tier]
+        for size in range(cells + 1):
+            fitting = [i for i, start in enumerate(brackets) if start <= size]
+            row.append(prices[fitting[-1]] if fitting else 0)
+        table.append(tuple(row))
+    return tuple(table)
+
+
+def _bonus_modes(data: Mapping[str, Any], tier_prices) -> dict[str, BonusMode]:
+    modes = {}
+    all_prices = sorted({p for row in tier_prices.values() for p in row})
+    for name, table in _table(data, "bonus_modes").items():
+        where = f"bonus_modes.{name}"
+        if not isinstance(table, dict):
+            raise RulesFileError(f"{where}: expected a table")
+        schedule = _value(table, "schedule", list, where)
+        names = tuple(_value(table, "names", list, where))
+        if len(names) != len(schedule) or not schedule:
+            raise RulesFileError(f"{where}.names: one name per schedule entry")
+        columns = [_bonus_column(entry, all_prices, f"{where}.schedule[{i}]")
+                   for i, entry in enumerate(schedule)]
+        sole = tuple(_value(table, "sole_holder", list, where))
+        if not sole or any(not isinstance(p, int) or not 1 <= p <= len(schedule) for p in sole):
+            raise RulesFileError(f"{where}.sole_holder: positions between 1 and {len(schedule)}")
+        by_price = {price: tuple(column[price] for column in columns) for price in all_prices}
+        provisional = table.get("provisional")
+        modes[name] = BonusMode(name, names, by_price, sole, provisional)
+    return modes
+
+
+def _bonus_column(entry: Any, prices: list[int], where: str) -> dict[int, int]:
+    if isinstance(entry, dict) and "times_price" in entry:
+        factor = _value(entry, "times_price", int, where)
+        return {price: factor * price for price in prices}
+    if isinstance(entry, dict) and "by_price" in entry:
+        pairs = _value(entry, "by_price", list, where)
+        column = {}
+        for pair in pairs:
+            if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(v, int) for v in pair)):
+                raise RulesFileError(f"{where}.by_price: expected [price, bonus] pairs")
+            column[pair[0]] = pair[1]
+        missing = [p for p in prices if p not in column]
+        if missing:
+            raise RulesFileError(f"{where}.by_price: no bonus for price {missing[0]}")
+        return column
+    raise RulesFileError(f"{where}: expected times_price or by_price")
+
+
+def _options(data: Mapping[str, Any]) -> dict[str, Option]:
+    options = {}
+    for name, table in _table(data, "options").items():
+        where = f"options.{name}"
+        if not isinstance(table, dict) or "default" not in table:
+            raise RulesFileError(f"{where}.default: missing")
+        choices = tuple(table["choices"]) if "choices" in table else None
+        option = Option(name, table["default"], choices, table.get("minimum", table.get("min")),
+                        table.get("help", ""))
+        try:
+            option.check(option.default)
+        except IllegalAction as error:
+            raise RulesFileError(f"{where}.default: {error}") from None
+        options[name] = option
+    for required in ("bonus_mode", "founder_when_sold_out", "defunct_order",
+                     "two_player_market", "end_size", "disclosure", "agreed_end"):
+        if required not in options:
+            raise RulesFileError(f"options.{required}: missing")
+    return options

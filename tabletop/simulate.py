@@ -1,0 +1,113 @@
+"""Random legal games in virtual mode: for benchmarks, property tests and the demo.
+
+>>> game = play_random_game("acquire", ["Ann", "Bob", "Cy", "Di"], seed=7)
+>>> game.over, sum(rank == 1 for _, rank in game.standings) >= 1
+(True, True)
+
+The policy makes every choice at random among the legal ones and declares the
+end as soon as it is allowed, so every game ends.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+from typing import Sequence
+
+from tabletop import actions as act
+from tabletop.engine import PUT_DEAD, Game
+from tabletop.ruleset import RuleSet, load_rules
+
+
+def random_action(game: Game, rng: random.Random) -> act.Action:
+    """A legal action for whatever ``game`` waits for, chosen at random."""
+    pending = game.pending
+    kind, seat = pending.kind, pending.player
+    chains = game.rules.chains
+    if kind in ("place", "buy") and not game.end_declared and game.end_allowed():
+        return act.End()
+    if kind == "place":
+        labels = game.geometry.labels
+        for cell in game.hands[seat]:
+            if game.classify(cell)[0] == PUT_DEAD:
+                return act.Dead(tile=labels[cell], player=game.names[seat])
+        playable = game.playable(seat)
+        if not playable:
+            return act.NoTile()
+        return act.Place(tile=labels[rng.choice(playable)])
+    if kind == "found":
+        return act.Found(chain=chains[rng.choice(pending.choices)].name)
+    if kind == "survivor":
+        return act.Survivor(chain=chains[rng.choice(pending.choices)].name)
+    if kind == "next_defunct":
+        return act.NextDefunct(chain=chains[rng.choice(pending.choices)].name)
+    if kind == "dispose":
+        return _random_disposal(game, rng)
+    if kind == "buy":
+        return act.Buy(shares=_random_purchase(game, rng))
+    raise RuntimeError(f"the random policy cannot answer {kind!r}")
+
+
+def _random_disposal(game: Game, rng: random.Random) -> act.Dispose:
+    merger, seat = game.merger, game.pending.player
+    held = game.holdings[seat][merger.defunct]
+    trade = 0
+    if "trade" in game.rules.disposal:
+        ratio = game.rules.trade_ratio
+        most = min(held // ratio, game.bank[merger.survivor])
+        trade = rng.randint(0, most) * ratio
+    sell = rng.randint(0, held - trade)
+    if "keep" not in game.rules.disposal:
+        sell = held - trade
+    return act.Dispose(sell=sell, trade=trade)
+
+
+def _random_purchase(game: Game, rng: random.Random) -> dict[str, int]:
+    seat, cash = game.pending.player, game.cash[game.pending.player]
+    bank, names = list(game.bank), game.rules.chains
+    shares: dict[str, int] = {}
+    for _ in range(rng.randint(0, game.rules.buy_limit)):
+        affordable = [c for c, size in enumerate(game.sizes)
+                      if size and bank[c] and game.price(c) <= cash]
+        if not affordable:
+            break
+        chain = rng.choice(affordable)
+        bank[chain] -= 1
+        cash -= game.price(chain)
+        shares[names[chain].name] = shares.get(names[chain].name, 0) + 1
+    return shares
+
+
+def play_random_game(rules: RuleSet | str, players: Sequence[str], seed: int,
+                     options: dict | None = None) -> Game:
+    """One finished random game; the same seed always plays the same game."""
+    game = Game(rules, players, options, seed=seed)
+    rng = random.Random(seed)
+    while game.pending is not None:
+        game.push(random_action(game, rng))
+    return game
+
+
+@dataclass
+class SimulationReport:
+    games: int
+    seconds: float
+    actions: int
+    last: Game
+
+    @property
+    def games_per_second(self) -> float:
+        return self.games / self.seconds if self.seconds else float("inf")
+
+
+def simulate(rules: str, games: int, players: int, seed: int,
+             options: dict | None = None) -> SimulationReport:
+    """Play ``games`` random games with seeds ``seed``, ``seed+1``, ..."""
+    ruleset = load_rules(rules)
+    names = [f"P{i + 1}" for i in range(players)]
+    started, actions, game = time.perf_counter(), 0, None
+    for number in range(games):
+        game = play_random_game(ruleset, names, seed + number, options)
+        actions += len(game.history)
+    return SimulationReport(games, time.perf_counter() - started, actions, game)

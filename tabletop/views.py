@@ -1,0 +1,135 @@
+"""The state JSON of DESIGN.md, and the disclosure levels as views of it.
+
+``state_json(game)`` is everything (virtual-mode hands included): what
+``tabletop replay`` prints. ``view(state, level)`` is what a shared screen may
+show at a disclosure level:
+
+==========  ==================================================
+``hidden``  board, chains, prices, bonuses; no bank or player figures
+``bank``    and the shares left in the bank
+``players`` and each player's holdings
+``open``    and each player's cash
+==========  ==================================================
+
+Tiles in hands are never shown on a shared screen. Final standings are public.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from tabletop.engine import EMPTY, LONE, TURNOVER, Game
+
+LEVELS = ("hidden", "bank", "players", "open")
+
+
+def state_json(game: Game) -> dict[str, Any]:
+    """The full state of ``game`` as DESIGN.md's state JSON."""
+    rules, names = game.rules, game.names
+    chain_names = [chain.name for chain in rules.chains]
+    labels = game.geometry.labels
+    board: dict[str, Any] = {}
+    for cell, owner in enumerate(game.board):
+        if owner == EMPTY:
+            continue
+        board[labels[cell]] = (None if owner == LONE else "dead" if owner == TURNOVER
+                               else chain_names[owner])
+    chains = {
+        chain_names[c]: {"size": size, "price": game.price(c),
+                         "safe": size >= rules.safe_size, "bank_shares": game.bank[c],
+                         "bonuses": list(game.bonuses(c))}
+        for c, size in enumerate(game.sizes) if size}
+    players = []
+    for seat, name in enumerate(names):
+        entry: dict[str, Any] = {
+            "name": name, "cash": game.cash[seat],
+            "shares": {chain_names[c]: n for c, n in enumerate(game.holdings[seat]) if n}}
+        if game.virtual:
+            entry["tiles"] = sorted((labels[c] for c in game.hands[seat]),
+                                    key=game.geometry.parse)
+        players.append(entry)
+    standings = None
+    if game.standings is not None:
+        standings = [{"name": names[seat], "cash": game.cash[seat], "rank": rank}
+                     for seat, rank in game.standings]
+    return {
+        "rules": rules.name,
+        "turn": game.turn,
+        "current": names[game.current],
+        "pending": pending_json(game),
+        "board": board,
+        "chains": chains,
+        "players": players,
+        "tiles_left": game.tiles_left,
+        "end_allowed": game.end_allowed(),
+        "standings": standings,
+        "mode": "virtual" if game.virtual else "physical",
+        "options": dict(game.options),
+        "dead_tiles": [labels[c] for c in game.dead],
+        "end_declared": game.end_declared,
+    }
+
+
+def pending_json(game: Game) -> dict[str, Any] | None:
+    """What the game waits for, with the legal choices."""
+    pending = game.pending
+    if pending is None:
+        return None
+    name = game.rules.chains
+    out: dict[str, Any] = {"kind": pending.kind, "player": game.names[pending.player]}
+    kind = pending.kind
+    if kind == "place":
+        if game.virtual:
+            out["tiles"] = [game.geometry.labels[c] for c in sorted(game.playable(pending.player))]
+    elif kind == "found":
+        out["tile"] = game.geometry.labels[pending.cell]
+        out["choices"] = [name[c].name for c in pending.choices]
+    elif kind == "survivor":
+        out["choices"] = [name[c].name for c in pending.choices]
+    elif kind == "next_defunct":
+        out["survivor"] = name[game.merger.survivor].name
+        out["choices"] = [name[c].name for c in pending.choices]
+    elif kind == "market":
+        out["chain"] = name[pending.chain].name
+    elif kind == "dispose":
+        merger = game.merger
+        held = game.holdings[pending.player][merger.defunct]
+        out.update({"chain": name[merger.defunct].name, "survivor": name[merger.survivor].name,
+                    "shares": held, "price": merger.price,
+                    "trade_max": _trade_max(game, held)})
+    elif kind == "buy":
+        out["limit"] = game.rules.buy_limit
+    return out
+
+
+def _trade_max(game: Game, held: int) -> int:
+    if "trade" not in game.rules.disposal:
+        return 0
+    ratio = game.rules.trade_ratio
+    return min(held - held % ratio, game.bank[game.merger.survivor] * ratio)
+
+
+def view(state: dict[str, Any], level: str) -> dict[str, Any]:
+    """``state`` as a shared screen may show it at disclosure ``level``."""
+    if level not in LEVELS:
+        raise ValueError(f"unknown disclosure level {level!r} (levels: {', '.join(LEVELS)})")
+    shown = copy.deepcopy(state)
+    rank = LEVELS.index(level)
+    for player in shown["players"]:
+        player.pop("tiles", None)
+        if rank < LEVELS.index("open"):
+            player.pop("cash", None)
+        if rank < LEVELS.index("players"):
+            player.pop("shares", None)
+    if rank < LEVELS.index("bank"):
+        for chain in shown["chains"].values():
+            chain.pop("bank_shares", None)
+    pending = shown.get("pending")
+    if pending:
+        pending.pop("tiles", None)
+        if rank < LEVELS.index("players"):
+            for key in ("shares", "trade_max"):
+                pending.pop(key, None)
+    shown["view"] = level
+    return shown
