@@ -134,6 +134,7 @@ class Game:
             drawn = list(cells.values())
         else:
             self.bag_count = self.geometry.size - len(cells)
+        self.start_tiles = {self.names.index(name): cell for name, cell in cells.items()}
         if cells:
             self.current = self.names.index(min(cells, key=cells.__getitem__))
             if self.rules.start_tiles_stay:
