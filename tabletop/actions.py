@@ -113,6 +113,9 @@ ACTIONS: dict[str, type[Action]] = {cls.kind: cls for cls in (
     Place, Found, Survivor, NextDefunct, Market, Dispose, Buy, Dead, NoTile, End, Undo)}
 
 
+_FIELDS = {kind: tuple(item.name for item in fields(cls)) for kind, cls in ACTIONS.items()}
+
+
 def parse_action(line: Any) -> Action:
     """The action a table-script line (a decoded JSON object) describes."""
     if not isinstance(line, dict):
@@ -121,7 +124,7 @@ def parse_action(line: Any) -> Action:
     if kind not in ACTIONS:
         raise ScriptError(f"unknown action {kind!r} (known: {', '.join(ACTIONS)})")
     cls = ACTIONS[kind]
-    allowed = {item.name: item for item in fields(cls)}
+    allowed = _FIELDS[kind]
     values = {}
     for key, value in line.items():
         if key == "do":

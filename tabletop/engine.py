@@ -80,6 +80,9 @@ class Game:
                        "seed": seed}
         self.names = self._checked_players(players)
         self.geometry = self.rules.geometry
+        self._neighbours = self.geometry.neighbours
+        self._safe_size = self.rules.safe_size
+        self._price_table = self.rules.price_table
         chains, n = len(self.rules.chains), len(self.names)
         self.board = [EMPTY] * self.geometry.size
         self.sizes = [0] * chains
@@ -176,34 +179,42 @@ class Game:
             return False
         if self.passes >= len(self.names):
             return True
-        active = [size for size in self.sizes if size]
-        if any(size >= self.options["end_size"] for size in active):
+        sizes = self.sizes
+        largest = max(sizes)
+        if largest >= self.options["end_size"]:
             return True
-        return self.rules.end_when_all_safe and bool(active) and \
-            all(size >= self.rules.safe_size for size in active)
+        if not self.rules.end_when_all_safe or not largest:
+            return False
+        safe_size = self._safe_size
+        return all(size >= safe_size for size in sizes if size)
 
     def price(self, chain: int) -> int:
-        return self.rules.price(chain, self.sizes[chain])
+        return self._price_table[chain][self.sizes[chain]]
 
     def bonuses(self, chain: int) -> tuple[int, ...]:
         return self._bonus_mode.bonuses(self.price(chain))
 
     def classify(self, cell: int) -> tuple[int, set[int]]:
         """What placing a tile on ``cell`` would do, and the chains it touches."""
-        board, chains, lone = self.board, set(), False
-        for near in self.geometry.neighbours[cell]:
+        # The hottest function of random play: kept flat on purpose.
+        board, chains, lone = self.board, None, False
+        for near in self._neighbours[cell]:
             owner = board[near]
             if owner >= 0:
-                chains.add(owner)
+                if chains is None:
+                    chains = {owner}
+                else:
+                    chains.add(owner)
             elif owner == LONE:
                 lone = True
-        if not chains:
+        if chains is None:
             if not lone:
-                return PUT_LONE, chains
-            return (PUT_FOUND if 0 in self.sizes else PUT_NO_CHAIN), chains
+                return PUT_LONE, set()
+            return (PUT_FOUND if 0 in self.sizes else PUT_NO_CHAIN), set()
         if len(chains) == 1:
             return PUT_GROW, chains
-        safe = sum(1 for chain in chains if self.sizes[chain] >= self.rules.safe_size)
+        sizes, safe_size = self.sizes, self._safe_size
+        safe = sum(1 for chain in chains if sizes[chain] >= safe_size)
         return (PUT_DEAD if safe >= 2 else PUT_MERGE), chains
 
     def playable(self, seat: int) -> list[int]:
@@ -316,7 +327,7 @@ class Game:
             free = tuple(c for c, size in enumerate(self.sizes) if size == 0)
             self.pending = Pending("found", seat, free, cell=cell)
         elif effect == PUT_GROW:
-            chain = chains.pop()
+            chain = next(iter(chains))
             self._absorb(cell, chain)
             self._emit("grew", chain=self._name(chain), size=self.sizes[chain])
             self._to_buy()

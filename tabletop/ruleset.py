@@ -13,6 +13,7 @@ with a message naming the key.
 
 from __future__ import annotations
 
+import functools
 import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
@@ -107,12 +108,16 @@ class RuleSet:
 
     def __post_init__(self) -> None:
         by_name = {chain.name.lower(): chain.index for chain in self.chains}
+        by_name.update({chain.name: chain.index for chain in self.chains})
         object.__setattr__(self, "_by_name", by_name)
 
     def chain_index(self, name: Any) -> int:
         """The index of the chain called ``name`` (any case); IllegalAction if none is."""
         if isinstance(name, str):
-            index = self._by_name.get(name.strip().lower())  # type: ignore[attr-defined]
+            by_name = self._by_name  # type: ignore[attr-defined]
+            index = by_name.get(name)
+            if index is None:
+                index = by_name.get(name.strip().lower())
             if index is not None:
                 return index
         known = ", ".join(chain.name for chain in self.chains)
@@ -151,13 +156,21 @@ def load_rules(name_or_path: str | Path) -> RuleSet:
     """Read a shipped rule set by name (``"acquire"``) or any rule file by path."""
     path = Path(name_or_path)
     if path.suffix == ".toml" and path.exists():
-        text, origin = path.read_text(encoding="utf-8"), path.name
-    else:
-        resource = resources.files("tabletop") / RULES_DIR / f"{name_or_path}.toml"
-        if not resource.is_file():
-            raise RulesFileError(
-                f"no rule set called {str(name_or_path)!r} (available: {', '.join(available_rules())})")
-        text, origin = resource.read_text(encoding="utf-8"), f"{name_or_path}.toml"
+        return _parse(path.read_text(encoding="utf-8"), path.name)
+    return _shipped(str(name_or_path))
+
+
+@functools.lru_cache(maxsize=None)
+def _shipped(name: str) -> RuleSet:
+    # Shipped files do not change while we run, and a RuleSet is frozen: read each once.
+    resource = resources.files("tabletop") / RULES_DIR / f"{name}.toml"
+    if "/" in name or not resource.is_file():
+        raise RulesFileError(
+            f"no rule set called {name!r} (available: {', '.join(available_rules())})")
+    return _parse(resource.read_text(encoding="utf-8"), f"{name}.toml")
+
+
+def _parse(text: str, origin: str) -> RuleSet:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
@@ -334,9 +347,10 @@ def _options(data: Mapping[str, Any]) -> dict[str, Option]:
         where = f"options.{name}"
         if not isinstance(table, dict) or "default" not in table:
             raise RulesFileError(f"{where}.default: missing")
-        choices = tuple(table["choices"]) if "choices" in table else None
-        option = Option(name, table["default"], choices, table.get("minimum", table.get("min")),
-                        table.get("help", ""))
+        choices = tuple(_value(table, "choices", list, where)) if "choices" in table else None
+        minimum = _value(table, "min", int, where) if "min" in table else None
+        help_text = _value(table, "help", str, where) if "help" in table else ""
+        option = Option(name, table["default"], choices, minimum, help_text)
         try:
             option.check(option.default)
         except IllegalAction as error:

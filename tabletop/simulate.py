@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from tabletop import actions as act
-from tabletop.engine import PUT_DEAD, Game
+from tabletop.engine import PUT_DEAD, PUT_NO_CHAIN, Game
 from tabletop.ruleset import RuleSet, load_rules
 
 
@@ -28,11 +28,13 @@ def random_action(game: Game, rng: random.Random) -> act.Action:
     if kind in ("place", "buy") and not game.end_declared and game.end_allowed():
         return act.End()
     if kind == "place":
-        labels = game.geometry.labels
+        labels, playable = game.geometry.labels, []
         for cell in game.hands[seat]:
-            if game.classify(cell)[0] == PUT_DEAD:
+            effect = game.classify(cell)[0]
+            if effect == PUT_DEAD:
                 return act.Dead(tile=labels[cell], player=game.names[seat])
-        playable = game.playable(seat)
+            if effect != PUT_NO_CHAIN:
+                playable.append(cell)
         if not playable:
             return act.NoTile()
         return act.Place(tile=labels[rng.choice(playable)])
@@ -64,18 +66,19 @@ def _random_disposal(game: Game, rng: random.Random) -> act.Dispose:
 
 
 def _random_purchase(game: Game, rng: random.Random) -> dict[str, int]:
-    seat, cash = game.pending.player, game.cash[game.pending.player]
-    bank, names = list(game.bank), game.rules.chains
+    cash, chains = game.cash[game.pending.player], game.rules.chains
+    on_sale = [[c, game.price(c), game.bank[c]] for c, size in enumerate(game.sizes)
+               if size and game.bank[c]]
     shares: dict[str, int] = {}
     for _ in range(rng.randint(0, game.rules.buy_limit)):
-        affordable = [c for c, size in enumerate(game.sizes)
-                      if size and bank[c] and game.price(c) <= cash]
+        affordable = [offer for offer in on_sale if offer[2] and offer[1] <= cash]
         if not affordable:
             break
-        chain = rng.choice(affordable)
-        bank[chain] -= 1
-        cash -= game.price(chain)
-        shares[names[chain].name] = shares.get(names[chain].name, 0) + 1
+        offer = rng.choice(affordable)
+        offer[2] -= 1
+        cash -= offer[1]
+        name = chains[offer[0]].name
+        shares[name] = shares.get(name, 0) + 1
     return shares
 
 
