@@ -75,7 +75,7 @@ class SquareGrid(Geometry):
     first, then lower letter, as the rulebook orders turn-order tiles.
     """
 
-    _PATTERN = re.compile(r"^\s*(?:(\d+)\s*[-/ ]?\s*([A-Za-z])|([A-Za-z])\s*[-/ ]?\s*(\d+))\s*$")
+    _PATTERN = re.compile(r"^\s*(?:([0-9]+)\s*[-/ ]?\s*([A-Za-z])|([A-Za-z])\s*[-/ ]?\s*([0-9]+))\s*$")
 
     def __init__(self, columns: int, rows: int) -> None:
         if not 1 <= rows <= 26 or columns < 1:

@@ -198,6 +198,8 @@ def _build(data: Mapping[str, Any]) -> RuleSet:
         raise RulesFileError("merger.disposal: choose from sell, trade, keep (sell required)")
     geometry = make_geometry(board)
     notes = tuple(_value(data, "provisional", list, "")) if "provisional" in data else ()
+    if any(not isinstance(note, str) for note in notes):
+        raise RulesFileError("provisional: expected a list of notes (strings)")
     rules = RuleSet(
         name=_value(game, "name", str, "game"),
         title=_value(game, "title", str, "game"),
@@ -229,6 +231,10 @@ def _build(data: Mapping[str, Any]) -> RuleSet:
     if not 1 <= rules.min_players <= rules.max_players:
         raise RulesFileError("game.players: need 1 <= min <= max")
     return rules
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _table(data: Mapping[str, Any], key: str, where: str = "") -> Mapping[str, Any]:
@@ -273,13 +279,13 @@ def _chains(data: Mapping[str, Any]) -> tuple[Chain, ...]:
 def _prices(data: Mapping[str, Any], chains: tuple[Chain, ...]):
     prices = _table(data, "prices")
     brackets = tuple(_value(prices, "brackets", list, "prices"))
-    if not brackets or any(not isinstance(b, int) for b in brackets) or list(brackets) != sorted(set(brackets)):
+    if not brackets or any(not _is_int(b) for b in brackets) or list(brackets) != sorted(set(brackets)):
         raise RulesFileError("prices.brackets: expected increasing integers")
     tiers = _table(prices, "tiers", "prices")
     tier_prices = {}
     for tier, row in tiers.items():
         if not isinstance(row, list) or len(row) != len(brackets) or \
-                any(not isinstance(p, int) or p <= 0 for p in row):
+                any(not _is_int(p) or p <= 0 for p in row):
             raise RulesFileError(
                 f"prices.tiers.{tier}: expected {len(brackets)} positive integers, one per bracket")
         tier_prices[tier] = tuple(row)
@@ -315,10 +321,10 @@ def _bonus_modes(data: Mapping[str, Any], tier_prices) -> dict[str, BonusMode]:
         columns = [_bonus_column(entry, all_prices, f"{where}.schedule[{i}]")
                    for i, entry in enumerate(schedule)]
         sole = tuple(_value(table, "sole_holder", list, where))
-        if not sole or any(not isinstance(p, int) or not 1 <= p <= len(schedule) for p in sole):
+        if not sole or any(not _is_int(p) or not 1 <= p <= len(schedule) for p in sole):
             raise RulesFileError(f"{where}.sole_holder: positions between 1 and {len(schedule)}")
         by_price = {price: tuple(column[price] for column in columns) for price in all_prices}
-        provisional = table.get("provisional")
+        provisional = _value(table, "provisional", str, where) if "provisional" in table else None
         modes[name] = BonusMode(name, names, by_price, sole, provisional)
     return modes
 
@@ -331,7 +337,7 @@ def _bonus_column(entry: Any, prices: list[int], where: str) -> dict[int, int]:
         pairs = _value(entry, "by_price", list, where)
         column = {}
         for pair in pairs:
-            if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(v, int) for v in pair)):
+            if not (isinstance(pair, list) and len(pair) == 2 and all(_is_int(v) for v in pair)):
                 raise RulesFileError(f"{where}.by_price: expected [price, bonus] pairs")
             column[pair[0]] = pair[1]
         missing = [p for p in prices if p not in column]
