@@ -121,6 +121,8 @@ def parse_action(line: Any) -> Action:
     if not isinstance(line, dict):
         raise ScriptError("expected a JSON object such as {\"do\": \"place\", \"tile\": \"6C\"}")
     kind = line.get("do")
+    if "setup" in line:
+        raise ScriptError("a setup line may only be the first line of a script")
     if kind not in ACTIONS:
         raise ScriptError(f"unknown action {kind!r} (known: {', '.join(ACTIONS)})")
     cls = ACTIONS[kind]

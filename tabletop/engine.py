@@ -28,13 +28,12 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from tabletop import actions as act
+from tabletop.board import (EMPTY, LONE, PUT_DEAD, PUT_FOUND, PUT_GROW, PUT_MERGE,
+                            PUT_NO_CHAIN, TURNOVER, Board)
 from tabletop.errors import IllegalAction
 from tabletop.payout import share_bonuses
 from tabletop.ruleset import RuleSet, load_rules
 
-EMPTY, LONE, TURNOVER = -1, -2, -3
-# What placing a tile would do.
-PUT_LONE, PUT_FOUND, PUT_GROW, PUT_MERGE, PUT_DEAD, PUT_NO_CHAIN = range(6)
 MARKET = "market"
 
 
@@ -80,12 +79,9 @@ class Game:
                        "seed": seed}
         self.names = self._checked_players(players)
         self.geometry = self.rules.geometry
-        self._neighbours = self.geometry.neighbours
-        self._safe_size = self.rules.safe_size
         self._price_table = self.rules.price_table
         chains, n = len(self.rules.chains), len(self.names)
-        self.board = [EMPTY] * self.geometry.size
-        self.sizes = [0] * chains
+        self.board = Board(self.geometry, chains, self.rules.safe_size)
         self.bank = [self.rules.shares_per_chain] * chains
         self.cash = [self.rules.starting_cash] * n
         self.holdings = [[0] * chains for _ in range(n)]
@@ -142,7 +138,7 @@ class Game:
             self.current = self.names.index(min(cells, key=cells.__getitem__))
             if self.rules.start_tiles_stay:
                 for cell in cells.values():
-                    self.board[cell] = LONE
+                    self.board.cells[cell] = LONE
             elif self.virtual:
                 self.bag.extend(drawn)
                 self.rng.shuffle(self.bag)
@@ -179,48 +175,25 @@ class Game:
             return False
         if self.passes >= len(self.names):
             return True
-        sizes = self.sizes
+        sizes = self.board.sizes
         largest = max(sizes)
         if largest >= self.options["end_size"]:
             return True
         if not self.rules.end_when_all_safe or not largest:
             return False
-        safe_size = self._safe_size
+        safe_size = self.board.safe_size
         return all(size >= safe_size for size in sizes if size)
 
     def price(self, chain: int) -> int:
-        return self._price_table[chain][self.sizes[chain]]
+        return self._price_table[chain][self.board.sizes[chain]]
 
     def bonuses(self, chain: int) -> tuple[int, ...]:
         return self._bonus_mode.bonuses(self.price(chain))
 
-    def classify(self, cell: int) -> tuple[int, set[int]]:
-        """What placing a tile on ``cell`` would do, and the chains it touches."""
-        # The hottest function of random play: kept flat on purpose.
-        board, chains, lone = self.board, None, False
-        for near in self._neighbours[cell]:
-            owner = board[near]
-            if owner >= 0:
-                if chains is None:
-                    chains = {owner}
-                else:
-                    chains.add(owner)
-            elif owner == LONE:
-                lone = True
-        if chains is None:
-            if not lone:
-                return PUT_LONE, set()
-            return (PUT_FOUND if 0 in self.sizes else PUT_NO_CHAIN), set()
-        if len(chains) == 1:
-            return PUT_GROW, chains
-        sizes, safe_size = self.sizes, self._safe_size
-        safe = sum(1 for chain in chains if sizes[chain] >= safe_size)
-        return (PUT_DEAD if safe >= 2 else PUT_MERGE), chains
-
     def playable(self, seat: int) -> list[int]:
         """Virtual mode: the tiles in ``seat``'s hand that may be placed now."""
         return [cell for cell in self.hands[seat]
-                if self.classify(cell)[0] not in (PUT_DEAD, PUT_NO_CHAIN)]
+                if self.board.classify(cell)[0] not in (PUT_DEAD, PUT_NO_CHAIN)]
 
     # -- playing -------------------------------------------------------------
 
@@ -305,58 +278,45 @@ class Game:
         seat = self._actor(action, ("place",))
         cell = self._cell(action.tile)
         label = self._label(cell)
-        if self.board[cell] != EMPTY:
+        if self.board.cells[cell] != EMPTY:
             raise IllegalAction(f"{label} is already on the board")
         if cell in self.dead:
             raise IllegalAction(f"{label} was revealed as a dead tile and left the game")
         if self.virtual and cell not in self.hands[seat]:
             raise IllegalAction(f"{self.names[seat]} does not hold {label}")
-        effect, chains = self.classify(cell)
+        effect, chains = self.board.classify(cell)
         if effect == PUT_DEAD:
             raise IllegalAction(f"{label} would merge two safe chains: it is dead "
                                 f"(reveal it with a dead line and draw another)")
         if effect == PUT_NO_CHAIN:
             raise IllegalAction(f"{label} would found a new chain but every chain is on the board; "
                                 f"keep it for later")
-        self.board[cell] = LONE
+        self.board.cells[cell] = LONE
         if self.virtual:
             self.hands[seat].remove(cell)
         self.placed, self.passes = True, 0
         self._emit("placed", player=self.names[seat], tile=label)
         if effect == PUT_FOUND:
-            free = tuple(c for c, size in enumerate(self.sizes) if size == 0)
+            free = tuple(c for c, size in enumerate(self.board.sizes) if size == 0)
             self.pending = Pending("found", seat, free, cell=cell)
         elif effect == PUT_GROW:
             chain = next(iter(chains))
-            self._absorb(cell, chain)
-            self._emit("grew", chain=self._name(chain), size=self.sizes[chain])
+            size = self.board.absorb(cell, chain)
+            self._emit("grew", chain=self._name(chain), size=size)
             self._to_buy()
         elif effect == PUT_MERGE:
             self._start_merger(cell, tuple(sorted(chains)))
         else:
             self._to_buy()
 
-    def _absorb(self, cell: int, chain: int) -> None:
-        """``cell`` and every lone tile connected to it join ``chain``."""
-        board, neighbours = self.board, self.geometry.neighbours
-        board[cell] = chain
-        stack, joined = [cell], 1
-        while stack:
-            for near in neighbours[stack.pop()]:
-                if board[near] == LONE:
-                    board[near] = chain
-                    stack.append(near)
-                    joined += 1
-        self.sizes[chain] += joined
-
     def _found(self, action: act.Found) -> None:
         seat = self._actor(action, ("found",))
         chain = self._chain(action.chain)
         if chain not in self.pending.choices:
             raise IllegalAction(f"{self._name(chain)} is already on the board")
-        self._absorb(self.pending.cell, chain)
+        size = self.board.absorb(self.pending.cell, chain)
         name, player = self._name(chain), self.names[seat]
-        self._emit("founded", player=player, chain=name, size=self.sizes[chain])
+        self._emit("founded", player=player, chain=name, size=size)
         if self.bank[chain]:
             self.bank[chain] -= 1
             self.holdings[seat][chain] += 1
@@ -369,8 +329,8 @@ class Game:
     # mergers -------------------------------------------------------------------
 
     def _start_merger(self, cell: int, chains: tuple[int, ...]) -> None:
-        largest = max(self.sizes[c] for c in chains)
-        tied = tuple(c for c in chains if self.sizes[c] == largest)
+        largest = max(self.board.sizes[c] for c in chains)
+        tied = tuple(c for c in chains if self.board.sizes[c] == largest)
         self.merger = Merger(cell, touching=chains)
         if len(tied) > 1:
             self.pending = Pending("survivor", self.current, tied)
@@ -391,7 +351,7 @@ class Game:
         merger.remaining = [c for c in merger.touching if c != survivor]
         self._emit("merger", survivor=self._name(survivor),
                    defunct=[self._name(c) for c in merger.remaining],
-                   sizes={self._name(c): self.sizes[c] for c in merger.touching})
+                   sizes={self._name(c): self.board.sizes[c] for c in merger.touching})
         self._next_defunct()
 
     def _next_defunct(self) -> None:
@@ -399,9 +359,9 @@ class Game:
         if not merger.remaining:
             self._finish_merger()
             return
-        sizes = [self.sizes[c] for c in merger.remaining]
+        sizes = [self.board.sizes[c] for c in merger.remaining]
         pick = max(sizes) if self.options["defunct_order"] == "largest_first" else min(sizes)
-        tied = tuple(c for c in merger.remaining if self.sizes[c] == pick)
+        tied = tuple(c for c in merger.remaining if self.board.sizes[c] == pick)
         if len(tied) > 1:
             self.pending = Pending("next_defunct", self.current, tied)
         else:
@@ -443,12 +403,7 @@ class Game:
             self.pending = Pending("dispose", merger.queue.pop(0), chain=merger.defunct)
             return
         defunct, survivor = merger.defunct, merger.survivor
-        board = self.board
-        for cell, owner in enumerate(board):
-            if owner == defunct:
-                board[cell] = survivor
-        self.sizes[survivor] += self.sizes[defunct]
-        self.sizes[defunct] = 0
+        self.board.dissolve(defunct, survivor)
         self._emit("defunct", chain=self._name(defunct), into=self._name(survivor))
         self._next_defunct()
 
@@ -485,9 +440,9 @@ class Game:
 
     def _finish_merger(self) -> None:
         merger, self.merger = self.merger, None
-        self.board[merger.cell] = LONE
-        self._absorb(merger.cell, merger.survivor)
-        self._emit("grew", chain=self._name(merger.survivor), size=self.sizes[merger.survivor])
+        self.board.cells[merger.cell] = LONE
+        size = self.board.absorb(merger.cell, merger.survivor)
+        self._emit("grew", chain=self._name(merger.survivor), size=size)
         self._to_buy()
 
     # bonuses and the two-player market -----------------------------------------
@@ -510,7 +465,7 @@ class Game:
     def _market(self, action: act.Market) -> None:
         self._actor(action, ("market",))
         cell = self._cell(action.tile)
-        if self.board[cell] != EMPTY or cell in self.dead:
+        if self.board.cells[cell] != EMPTY or cell in self.dead:
             raise IllegalAction(f"{self._label(cell)} is not in the bag: draw a tile from the bag")
         self.market_shares = self.geometry.tile_number(cell)
         chain = self.pending.chain
@@ -553,7 +508,7 @@ class Game:
             raise IllegalAction(f"at most {self.rules.buy_limit} shares a turn, not {total}")
         cost = 0
         for chain, count in wanted.items():
-            if count and not self.sizes[chain]:
+            if count and not self.board.sizes[chain]:
                 raise IllegalAction(f"{self._name(chain)} is not on the board")
             if count > self.bank[chain]:
                 raise IllegalAction(f"the bank has only {self.bank[chain]} {self._name(chain)} shares")
@@ -572,7 +527,7 @@ class Game:
 
     def _end_turn(self) -> None:
         if self.end_declared:
-            self.final = [c for c, size in enumerate(self.sizes) if size]
+            self.final = self.board.active()
             self._next_final()
             return
         if self.placed:
@@ -598,15 +553,15 @@ class Game:
         seat = self.pending.player if action.player is None else self._seat(action.player)
         cell = self._cell(action.tile)
         label = self._label(cell)
-        if self.board[cell] != EMPTY or cell in self.dead:
+        if self.board.cells[cell] != EMPTY or cell in self.dead:
             raise IllegalAction(f"{label} is not in anyone's hand")
         if self.virtual and cell not in self.hands[seat]:
             raise IllegalAction(f"{self.names[seat]} does not hold {label}")
-        if self.classify(cell)[0] != PUT_DEAD:
+        if self.board.classify(cell)[0] != PUT_DEAD:
             raise IllegalAction(f"{label} is not dead: it does not join two safe chains")
         self.dead.append(cell)
         if self.rules.dead_tiles == "turnover":
-            self.board[cell] = TURNOVER
+            self.board.cells[cell] = TURNOVER
         if self.virtual:
             self.hands[seat].remove(cell)
             if self.bag:
@@ -647,7 +602,7 @@ class Game:
             self._next_final()
 
     def _close(self) -> None:
-        for chain, size in enumerate(self.sizes):
+        for chain, size in enumerate(self.board.sizes):
             if not size:
                 continue
             price = self.price(chain)

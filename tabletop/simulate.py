@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from tabletop import actions as act
-from tabletop.engine import PUT_DEAD, PUT_NO_CHAIN, Game
+from tabletop.board import PUT_DEAD, PUT_NO_CHAIN
+from tabletop.engine import Game
 from tabletop.ruleset import RuleSet, load_rules
 
 
@@ -30,7 +31,7 @@ def random_action(game: Game, rng: random.Random) -> act.Action:
     if kind == "place":
         labels, playable = game.geometry.labels, []
         for cell in game.hands[seat]:
-            effect = game.classify(cell)[0]
+            effect = game.board.classify(cell)[0]
             if effect == PUT_DEAD:
                 return act.Dead(tile=labels[cell], player=game.names[seat])
             if effect != PUT_NO_CHAIN:
@@ -67,7 +68,7 @@ def _random_disposal(game: Game, rng: random.Random) -> act.Dispose:
 
 def _random_purchase(game: Game, rng: random.Random) -> dict[str, int]:
     cash, chains = game.cash[game.pending.player], game.rules.chains
-    on_sale = [[c, game.price(c), game.bank[c]] for c, size in enumerate(game.sizes)
+    on_sale = [[c, game.price(c), game.bank[c]] for c, size in enumerate(game.board.sizes)
                if size and game.bank[c]]
     shares: dict[str, int] = {}
     for _ in range(rng.randint(0, game.rules.buy_limit)):

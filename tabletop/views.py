@@ -19,7 +19,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from tabletop.engine import EMPTY, LONE, TURNOVER, Game
+from tabletop.board import EMPTY, LONE, TURNOVER
+from tabletop.engine import Game
 
 LEVELS = ("hidden", "bank", "players", "open")
 
@@ -30,7 +31,7 @@ def state_json(game: Game) -> dict[str, Any]:
     chain_names = [chain.name for chain in rules.chains]
     labels = game.geometry.labels
     board: dict[str, Any] = {}
-    for cell, owner in enumerate(game.board):
+    for cell, owner in enumerate(game.board.cells):
         if owner == EMPTY:
             continue
         board[labels[cell]] = (None if owner == LONE else "dead" if owner == TURNOVER
@@ -39,7 +40,7 @@ def state_json(game: Game) -> dict[str, Any]:
         chain_names[c]: {"size": size, "price": game.price(c),
                          "safe": size >= rules.safe_size, "bank_shares": game.bank[c],
                          "bonuses": list(game.bonuses(c))}
-        for c, size in enumerate(game.sizes) if size}
+        for c, size in enumerate(game.board.sizes) if size}
     players = []
     for seat, name in enumerate(names):
         entry: dict[str, Any] = {

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tabletop import Game, load_rules, replay, state_json
-from tabletop.engine import EMPTY, LONE
+from tabletop.board import EMPTY, LONE
 from tabletop.simulate import random_action
 
 RULES = load_rules("acquire")
@@ -41,19 +41,19 @@ def check_books(game: Game) -> None:
         held = sum(player[chain] for player in game.holdings)
         assert game.bank[chain] + held == RULES.shares_per_chain
         assert game.bank[chain] >= 0
-        assert game.sizes[chain] == game.board.count(chain)
-        if game.sizes[chain]:
-            assert game.sizes[chain] >= 2
+        assert game.board.sizes[chain] == game.board.cells.count(chain)
+        if game.board.sizes[chain]:
+            assert game.board.sizes[chain] >= 2
     assert all(cash >= 0 for cash in game.cash)
-    on_board = sum(1 for owner in game.board if owner != EMPTY)
+    on_board = sum(1 for owner in game.board.cells if owner != EMPTY)
     in_hands = sum(len(hand) for hand in game.hands)
     assert on_board + in_hands + len(game.bag) + len(game.dead) == RULES.geometry.size
     assert len(game.hands[game.current]) <= RULES.hand_size
     # No two chains ever touch: a tile joining them would have merged them.
-    for cell, owner in enumerate(game.board):
+    for cell, owner in enumerate(game.board.cells):
         if owner >= 0:
             for near in RULES.geometry.neighbours[cell]:
-                assert game.board[near] in (owner, EMPTY, LONE) or game.merger is not None
+                assert game.board.cells[near] in (owner, EMPTY, LONE) or game.merger is not None
 
 
 def play(game: Game, rng: random.Random, every_step=None) -> None:
@@ -75,7 +75,7 @@ def test_books_balance_and_games_end(spec):
     play(game, random.Random(spec["seed"]))
     assert game.over and game.pending is None
     # After the final payout every share of an active chain is back in the bank.
-    for chain, size in enumerate(game.sizes):
+    for chain, size in enumerate(game.board.sizes):
         if size:
             assert game.bank[chain] == RULES.shares_per_chain
     ranks = [rank for _, rank in game.standings]
