@@ -499,6 +499,9 @@ class Game:
         seat = self._actor(action, ("buy",))
         if action.trade_in:
             raise IllegalAction(f"{self.rules.title} has no trade-to-buy")
+        if not action.shares:
+            self._end_turn()
+            return
         wanted: dict[int, int] = {}
         for name, count in action.shares.items():
             chain = self._chain(name)

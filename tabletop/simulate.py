@@ -21,6 +21,15 @@ from tabletop.engine import Game
 from tabletop.ruleset import RuleSet, load_rules
 
 
+def _below(rng: random.Random, n: int) -> int:
+    """A random integer in ``0 .. n-1``: ``randrange`` costs several times more."""
+    return int(rng.random() * n)
+
+
+def _pick(rng: random.Random, items: Sequence):
+    return items[int(rng.random() * len(items))]
+
+
 def random_action(game: Game, rng: random.Random) -> act.Action:
     """A legal action for whatever ``game`` waits for, chosen at random."""
     pending = game.pending
@@ -29,8 +38,14 @@ def random_action(game: Game, rng: random.Random) -> act.Action:
     if kind in ("place", "buy") and not game.end_declared and game.end_allowed():
         return act.End()
     if kind == "place":
-        labels, playable = game.geometry.labels, []
-        for cell in game.hands[seat]:
+        labels, hand, playable = game.geometry.labels, game.hands[seat], []
+        if hand:
+            # One random probe usually finds a playable tile; only when it does not
+            # are all tiles examined (still uniform among the playable ones).
+            cell = _pick(rng, hand)
+            if game.board.classify(cell)[0] not in (PUT_DEAD, PUT_NO_CHAIN):
+                return act.Place(tile=labels[cell])
+        for cell in hand:
             effect = game.board.classify(cell)[0]
             if effect == PUT_DEAD:
                 return act.Dead(tile=labels[cell], player=game.names[seat])
@@ -38,13 +53,13 @@ def random_action(game: Game, rng: random.Random) -> act.Action:
                 playable.append(cell)
         if not playable:
             return act.NoTile()
-        return act.Place(tile=labels[rng.choice(playable)])
+        return act.Place(tile=labels[_pick(rng, playable)])
     if kind == "found":
-        return act.Found(chain=chains[rng.choice(pending.choices)].name)
+        return act.Found(chain=chains[_pick(rng, pending.choices)].name)
     if kind == "survivor":
-        return act.Survivor(chain=chains[rng.choice(pending.choices)].name)
+        return act.Survivor(chain=chains[_pick(rng, pending.choices)].name)
     if kind == "next_defunct":
-        return act.NextDefunct(chain=chains[rng.choice(pending.choices)].name)
+        return act.NextDefunct(chain=chains[_pick(rng, pending.choices)].name)
     if kind == "dispose":
         return _random_disposal(game, rng)
     if kind == "buy":
@@ -59,8 +74,8 @@ def _random_disposal(game: Game, rng: random.Random) -> act.Dispose:
     if "trade" in game.rules.disposal:
         ratio = game.rules.trade_ratio
         most = min(held // ratio, game.bank[merger.survivor])
-        trade = rng.randint(0, most) * ratio
-    sell = rng.randint(0, held - trade)
+        trade = _below(rng, most + 1) * ratio
+    sell = _below(rng, held - trade + 1)
     if "keep" not in game.rules.disposal:
         sell = held - trade
     return act.Dispose(sell=sell, trade=trade)
@@ -71,11 +86,11 @@ def _random_purchase(game: Game, rng: random.Random) -> dict[str, int]:
     on_sale = [[c, game.price(c), game.bank[c]] for c, size in enumerate(game.board.sizes)
                if size and game.bank[c]]
     shares: dict[str, int] = {}
-    for _ in range(rng.randint(0, game.rules.buy_limit)):
+    for _ in range(_below(rng, game.rules.buy_limit + 1)):
         affordable = [offer for offer in on_sale if offer[2] and offer[1] <= cash]
         if not affordable:
             break
-        offer = rng.choice(affordable)
+        offer = _pick(rng, affordable)
         offer[2] -= 1
         cash -= offer[1]
         name = chains[offer[0]].name
