@@ -207,7 +207,13 @@ class Game:
         if self.pending is None:
             raise IllegalAction("the game is over")
         self._events = []
-        handler(self, action)
+        try:
+            handler(self, action)
+        except Exception:
+            # Handlers check before they change anything; should one ever fail
+            # part-way (a bug of ours), the game is restored all the same.
+            self.__dict__.update(self.rebuild(self.history).__dict__)
+            raise
         self.history.append(action)
         return self._events
 

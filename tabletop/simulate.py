@@ -82,11 +82,14 @@ def _random_disposal(game: Game, rng: random.Random) -> act.Dispose:
 
 
 def _random_purchase(game: Game, rng: random.Random) -> dict[str, int]:
+    wanted = _below(rng, game.rules.buy_limit + 1)
+    if not wanted:
+        return {}
     cash, chains = game.cash[game.pending.player], game.rules.chains
     on_sale = [[c, game.price(c), game.bank[c]] for c, size in enumerate(game.board.sizes)
                if size and game.bank[c]]
     shares: dict[str, int] = {}
-    for _ in range(_below(rng, game.rules.buy_limit + 1)):
+    for _ in range(wanted):
         affordable = [offer for offer in on_sale if offer[2] and offer[1] <= cash]
         if not affordable:
             break
