@@ -61,6 +61,11 @@ class Merger:
     queue: list[int] = field(default_factory=list)
 
 
+def _check_count(count: Any) -> None:
+    if count is not None and (not isinstance(count, int) or isinstance(count, bool) or count < 0):
+        raise IllegalAction(f"share counts are whole numbers, 0 or more, not {count!r}")
+
+
 class Game:
     """One game of an Acquire-family rule set, physical or virtual.
 
@@ -171,7 +176,7 @@ class Game:
 
     def end_allowed(self) -> bool:
         """Whether the current player may declare the end now."""
-        if self.pending is None:
+        if self.pending is None or self.end_declared:
             return False
         if self.passes >= len(self.names):
             return True
@@ -200,7 +205,7 @@ class Game:
     def push(self, action: act.Action) -> list[dict[str, Any]]:
         """Play ``action``; return the events it caused. IllegalAction leaves the game untouched."""
         if isinstance(action, act.Undo):
-            return self.undo()
+            return self.undo(action.player)
         handler = self._HANDLERS.get(type(action))
         if handler is None:
             raise IllegalAction(f"{action!r} is not an action")
@@ -217,8 +222,13 @@ class Game:
         self.history.append(action)
         return self._events
 
-    def undo(self) -> list[dict[str, Any]]:
-        """Take back the last action (repeatable) by replaying all but it."""
+    def undo(self, player: str | None = None) -> list[dict[str, Any]]:
+        """Take back the last action (repeatable) by replaying all but it.
+
+        Any player at the table may ask for it.
+        """
+        if player is not None:
+            self._seat(player)
         if not self.history:
             raise IllegalAction("there is nothing to undo")
         last = self.history[-1]
@@ -415,6 +425,8 @@ class Game:
 
     def _dispose(self, action: act.Dispose) -> None:
         seat = self._actor(action, ("dispose",))
+        for count in (action.sell, action.trade, action.keep):
+            _check_count(count)
         merger = self.merger
         defunct, survivor = merger.defunct, merger.survivor
         held = self.holdings[seat][defunct]
@@ -511,6 +523,7 @@ class Game:
         wanted: dict[int, int] = {}
         for name, count in action.shares.items():
             chain = self._chain(name)
+            _check_count(count)
             wanted[chain] = wanted.get(chain, 0) + count
         total = sum(wanted.values())
         if total > self.rules.buy_limit:

@@ -111,8 +111,14 @@ def _trade_max(game: Game, held: int) -> int:
     return min(held - held % ratio, game.bank[game.merger.survivor] * ratio)
 
 
-def view(state: dict[str, Any], level: str) -> dict[str, Any]:
-    """``state`` as a shared screen may show it at disclosure ``level``."""
+def view(state: dict[str, Any], level: str | None = None) -> dict[str, Any]:
+    """``state`` as a shared screen may show it at disclosure ``level``.
+
+    With no level, the table's own choice (option ``disclosure``): what the
+    shared screen uses. An explicit level is for a referee's tools.
+    """
+    if level is None:
+        level = state["options"]["disclosure"]
     if level not in LEVELS:
         raise ValueError(f"unknown disclosure level {level!r} (levels: {', '.join(LEVELS)})")
     shown = copy.deepcopy(state)

@@ -237,3 +237,25 @@ def test_views_hide_bank_shares_only_when_hidden():
     full = state_json(g)
     assert "bank_shares" not in view(full, "hidden")["chains"]["Tower"]
     assert view(full, "bank")["chains"]["Tower"]["bank_shares"] == 24
+
+
+def test_the_screen_view_defaults_to_the_tables_disclosure():
+    g = game(options={"disclosure": "bank"}, start_tiles={"Ann": "1A", "Bob": "5E", "Cy": "12I"})
+    g.push(Place(tile="1B"))
+    g.push(Found(chain="Tower"))
+    shown = view(state_json(g))
+    assert shown["view"] == "bank"
+    assert all("cash" not in p and "shares" not in p for p in shown["players"])
+    assert shown["chains"]["Tower"]["bank_shares"] == 24
+
+
+def test_end_is_no_longer_offered_once_declared():
+    g = game()
+    for _ in range(3):
+        g.push(NoTile())
+        if g.pending.kind == "buy" and g.passes < 3:
+            g.push(Buy(shares={}))
+    assert state_json(g)["end_allowed"]
+    g.push(End())
+    state = state_json(g)
+    assert state["end_declared"] and not state["end_allowed"]
