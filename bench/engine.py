@@ -15,6 +15,7 @@ import cProfile
 import json
 import platform
 import pstats
+import random
 import statistics
 import sys
 import time
@@ -22,9 +23,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tabletop import load_rules, replay  # noqa: E402
+from tabletop import Game, load_rules, replay  # noqa: E402
 from tabletop.actions import parse_action  # noqa: E402
-from tabletop.simulate import play_random_game  # noqa: E402
+from tabletop.simulate import play_random_game, random_action  # noqa: E402
 
 
 def games_per_second(rules, players: int, games: int) -> tuple[float, float]:
@@ -34,6 +35,24 @@ def games_per_second(rules, players: int, games: int) -> tuple[float, float]:
         actions += len(play_random_game(rules, names, seed).history)
     elapsed = time.perf_counter() - started
     return games / elapsed, actions / games
+
+
+def time_split(rules, players: int, games: int) -> dict[str, float]:
+    """Milliseconds a game spends setting up, choosing (random policy) and in the engine."""
+    names = [f"P{i + 1}" for i in range(players)]
+    clock, spent = time.perf_counter, {"setup": 0.0, "policy": 0.0, "engine": 0.0}
+    for seed in range(games):
+        started = clock()
+        game, rng = Game(rules, names, seed=seed), random.Random(seed)
+        spent["setup"] += clock() - started
+        while game.pending is not None:
+            started = clock()
+            action = random_action(game, rng)
+            chosen = clock()
+            game.push(action)
+            spent["policy"] += chosen - started
+            spent["engine"] += clock() - chosen
+    return {part: seconds * 1000 / games for part, seconds in spent.items()}
 
 
 def rebuild_times(rules, players: int, games: int) -> list[float]:
@@ -84,6 +103,8 @@ def main() -> None:
     rate, actions = games_per_second(rules, args.players, args.games)
     print(f"{args.rules}, {args.players} players: {rate:.0f} random games/s on one core "
           f"({actions:.0f} actions a game, {args.games} games)")
+    split = time_split(rules, args.players, min(args.games, 500))
+    print("where a game's time goes: " + ", ".join(f"{part} {ms:.2f} ms" for part, ms in split.items()))
     times = rebuild_times(rules, args.players, 50)
     print(f"rebuild of a finished game (undo): median {statistics.median(times):.2f} ms, "
           f"max {max(times):.2f} ms over 50 games")

@@ -85,6 +85,7 @@ class Game:
         self.names = self._checked_players(players)
         self.geometry = self.rules.geometry
         self._price_table = self.rules.price_table
+        self._end_size = self.options["end_size"]
         chains, n = len(self.rules.chains), len(self.names)
         self.board = Board(self.geometry, chains, self.rules.safe_size)
         self.bank = [self.rules.shares_per_chain] * chains
@@ -180,13 +181,12 @@ class Game:
             return False
         if self.passes >= len(self.names):
             return True
-        sizes = self.board.sizes
+        sizes, safe_size = self.board.sizes, self.board.safe_size
         largest = max(sizes)
-        if largest >= self.options["end_size"]:
+        if largest >= self._end_size:
             return True
-        if not self.rules.end_when_all_safe or not largest:
+        if largest < safe_size or not self.rules.end_when_all_safe:
             return False
-        safe_size = self.board.safe_size
         return all(size >= safe_size for size in sizes if size)
 
     def price(self, chain: int) -> int:
