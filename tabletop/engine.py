@@ -93,6 +93,7 @@ class Game:
         self.holdings = [[0] * chains for _ in range(n)]
         self.dead: list[int] = []
         self.turn = 1
+        self.turn_start = 0  # index in history of the current turn's first action
         self.current = 0
         self.passes = 0
         self.placed = False
@@ -231,6 +232,9 @@ class Game:
             self._seat(player)
         if not self.history:
             raise IllegalAction("there is nothing to undo")
+        if self.options["incorrect_placement"] == "same_turn" and len(self.history) <= self.turn_start:
+            raise IllegalAction("the turn has moved on: this table undoes only the current turn "
+                                "(a misplaced tile found later stays where it is)")
         last = self.history[-1]
         again = self.rebuild(self.history[:-1])
         self.__dict__.update(again.__dict__)
@@ -559,6 +563,7 @@ class Game:
             elif self.bag_count:
                 self.bag_count -= 1
         self.placed = False
+        self.turn_start = len(self.history) + 1  # the action ending this turn is not yet recorded
         self.current = (self.current + 1) % len(self.names)
         self.turn += 1
         self.pending = Pending("place", self.current)

@@ -363,7 +363,8 @@ def _options(data: Mapping[str, Any]) -> dict[str, Option]:
             raise RulesFileError(f"{where}.default: {error}") from None
         options[name] = option
     for required in ("bonus_mode", "founder_when_sold_out", "defunct_order",
-                     "two_player_market", "end_size", "disclosure", "agreed_end"):
+                     "two_player_market", "end_size", "disclosure", "agreed_end",
+                     "incorrect_placement"):
         if required not in options:
             raise RulesFileError(f"options.{required}: missing")
     return options

@@ -259,3 +259,28 @@ def test_end_is_no_longer_offered_once_declared():
     g.push(End())
     state = state_json(g)
     assert state["end_declared"] and not state["end_allowed"]
+
+
+def test_tournament_undo_reaches_back_only_within_the_turn():
+    g = game(options={"incorrect_placement": "same_turn"},
+             start_tiles={"Ann": "1A", "Bob": "5E", "Cy": "12I"})
+    turn(g, "1B", Found(chain="Tower"))                # Ann's turn is over
+    with pytest.raises(IllegalAction, match="turn has moved on"):
+        g.undo()
+    g.push(Place(tile="7G"))                           # Bob misplaces, notices at once
+    g.undo()
+    assert "7G" not in state_json(g)["board"]
+    with pytest.raises(IllegalAction, match="turn has moved on"):
+        g.undo()
+    g.push(Place(tile="7H"))
+    assert state_json(g)["board"]["7H"] is None
+
+
+def test_undo_reaches_back_across_turns_by_default():
+    g = game(start_tiles={"Ann": "1A", "Bob": "5E", "Cy": "12I"})
+    turn(g, "1B", Found(chain="Tower"))
+    for _ in range(3):
+        g.undo()
+    assert state_json(g)["board"] == {"1A": None, "5E": None, "12I": None}
+    with pytest.raises(IllegalAction, match="nothing to undo"):
+        g.undo()

@@ -148,6 +148,7 @@ DEFAULTS = {
     "end_size": 41,
     "disclosure": "open",
     "agreed_end": True,
+    "incorrect_placement": "any_time",
 }
 
 
@@ -162,7 +163,8 @@ def test_option_defaults(rules):
 def test_given_options_override_only_themselves(rules):
     given = {"bonus_mode": "tycoon", "disclosure": "bank", "end_size": 30,
              "two_player_market": False, "founder_when_sold_out": "nothing",
-             "defunct_order": "smallest_first", "agreed_end": False}
+             "defunct_order": "smallest_first", "agreed_end": False,
+             "incorrect_placement": "same_turn"}
     assert rules.resolve_options(given) == given
     assert rules.resolve_options({"disclosure": "hidden"}) == {**DEFAULTS, "disclosure": "hidden"}
 
