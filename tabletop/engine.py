@@ -494,7 +494,8 @@ class Game:
         self._emit("market", chain=self._name(chain), shares=self.market_shares,
                    tile=self._label(cell))
         if self.final is not None:
-            self._pay_final(chain)
+            self._pay_bonuses(chain, self.price(chain))
+            self._next_final()
         else:
             self._pay_defunct()
 
@@ -616,17 +617,13 @@ class Game:
     # the final payout ---------------------------------------------------------------
 
     def _next_final(self) -> None:
+        """Final bonuses chain by chain (a market draw may pause it), then the sale."""
         while self.final:
             chain = self.final.pop(0)
             if self._ask_market(chain):
                 return
-            self._pay_final(chain, resume=False)
+            self._pay_bonuses(chain, self.price(chain))
         self._close()
-
-    def _pay_final(self, chain: int, resume: bool = True) -> None:
-        self._pay_bonuses(chain, self.price(chain))
-        if resume:
-            self._next_final()
 
     def _close(self) -> None:
         for chain, size in enumerate(self.board.sizes):
