@@ -215,9 +215,10 @@ class Game:
         self._events = []
         try:
             handler(self, action)
+        except IllegalAction:
+            raise  # handlers check everything before they change anything
         except Exception:
-            # Handlers check before they change anything; should one ever fail
-            # part-way (a bug of ours), the game is restored all the same.
+            # A fault of ours part-way through an action: restore the game all the same.
             self.__dict__.update(self.rebuild(self.history).__dict__)
             raise
         self.history.append(action)

@@ -6,6 +6,7 @@ import pytest
 
 from tabletop import (Buy, Dead, Dispose, End, Found, Game, IllegalAction, NoTile, Place,
                       Survivor, load_rules, state_json, view)
+from tabletop.board import Board
 from tabletop.simulate import play_random_game
 
 RULES = load_rules("acquire")
@@ -284,3 +285,24 @@ def test_undo_reaches_back_across_turns_by_default():
     assert state_json(g)["board"] == {"1A": None, "5E": None, "12I": None}
     with pytest.raises(IllegalAction, match="nothing to undo"):
         g.undo()
+
+
+def test_a_fault_part_way_through_an_action_leaves_the_game_as_it_was(monkeypatch):
+    g = game(start_tiles={"Ann": "1A", "Bob": "5E", "Cy": "12I"})
+    turn(g, "1B", Found(chain="Tower"))
+    before = state_json(g)
+
+    real_absorb, faults = Board.absorb, []
+
+    def absorb_failing_once(board, cell, chain):
+        if not faults:  # fails after _place has already put the tile down
+            faults.append(cell)
+            raise RuntimeError("simulated fault")
+        return real_absorb(board, cell, chain)
+
+    monkeypatch.setattr(Board, "absorb", absorb_failing_once)
+    with pytest.raises(RuntimeError):
+        g.push(Place(tile="1C"))                  # Bob's tile would grow Tower
+    assert faults and state_json(g) == before
+    g.push(Place(tile="1C"))                      # the rebuilt board works normally
+    assert state_json(g)["chains"]["Tower"]["size"] == 3
