@@ -65,12 +65,16 @@ def _replay(args: argparse.Namespace) -> int:
 
     try:
         if args.script == "-":
-            text = sys.stdin.read()
+            raw = sys.stdin.buffer.read()
         else:
-            with open(args.script, encoding="utf-8") as handle:
-                text = handle.read()
+            with open(args.script, "rb") as handle:
+                raw = handle.read()
+        text = raw.decode("utf-8-sig")
     except OSError as error:
         print(f"tabletop: cannot read {args.script}: {error.strerror}", file=sys.stderr)
+        return EXIT_ILLEGAL
+    except UnicodeDecodeError as error:
+        print(f"tabletop: {args.script} is not UTF-8 text (byte {error.start})", file=sys.stderr)
         return EXIT_ILLEGAL
     result = replay(text.splitlines(), keep_going=args.keep_going)
     for number, reason in result.errors:

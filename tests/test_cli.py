@@ -193,3 +193,20 @@ def test_replay_of_an_empty_script_exits_2(stdin):
     result = run("replay", "-", stdin=stdin)
     assert result.returncode == 2
     assert result.stderr.startswith("line 1: ")
+
+
+def test_replay_reads_a_script_saved_with_a_byte_order_mark_and_crlf(tmp_path):
+    script = tmp_path / "bom.jsonl"
+    script.write_bytes(b'\xef\xbb\xbf{"setup": {"rules": "acquire", "players": ["A", "B", "C"]}}\r\n'
+                       b'{"do": "place", "tile": "6c"}\r\n')
+    result = run("replay", str(script))
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["board"] == {"6C": None}
+
+
+def test_replay_refuses_a_file_that_is_not_text(tmp_path):
+    script = tmp_path / "bad.jsonl"
+    script.write_bytes(b"\xff\xfe\x00garbage")
+    result = run("replay", str(script))
+    assert result.returncode == 2
+    assert "not UTF-8" in result.stderr and "Traceback" not in result.stderr
