@@ -2,16 +2,18 @@
 
 >>> from tabletop.actions import Place, Found, Buy
 >>> game = Game("acquire", ["Ann", "Bob", "Cy"], start_tiles={"Ann": "5C", "Bob": "9I", "Cy": "1D"})
->>> game.pending.kind, game.player_name(game.pending.player)
+>>> game.pending.kind, game.names[game.pending.player]
 ('place', 'Cy')
->>> [e["event"] for e in game.push(Place(tile="1E"))]
+>>> [e["event"] for e in game.push(Place(tile="1e"))]
 ['placed']
 >>> game.pending.kind, [game.rules.chains[c].name for c in game.pending.choices][:2]
 ('found', ['Tower', 'Luxor'])
 >>> _ = game.push(Found(chain="Tower")); _ = game.push(Buy(shares={"Tower": 2}))
 >>> game.cash, game.holdings[2][0]
 ([6000, 6000, 5600], 3)
->>> _ = game.undo(); game.pending.kind
+>>> game.undo()
+[{'event': 'undone', 'action': {'do': 'buy', 'player': 'Cy', 'shares': {'Tower': 2}}}]
+>>> game.pending.kind
 'buy'
 
 Every action is checked completely before anything changes: an illegal one
@@ -19,10 +21,15 @@ raises :class:`IllegalAction` with a message for the table and leaves the
 game as it was. ``push`` returns the events the action caused, for the screen.
 ``undo`` takes back the last action by rebuilding the game from its setup and
 the actions before it, so it can never drift from a clean replay.
+
+Inside, players are seats (indexes into ``names``), chains are indexes into
+``rules.chains`` and cells and tiles are the geometry's numbers; labels and
+names appear only at the edges (actions in, events and state JSON out).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
@@ -39,7 +46,12 @@ MARKET = "market"
 
 @dataclass(slots=True)
 class Pending:
-    """What the game waits for: ``kind``, the seat of the player to act, legal choices."""
+    """What the game waits for: ``kind``, the seat to act, and the legal choices.
+
+    ``choices`` are chain indexes (found, survivor, next_defunct); ``chain``
+    is the chain a market draw or a disposal is about; ``cell`` the tile
+    that founds a chain. -1 where they do not apply.
+    """
 
     kind: str
     player: int
@@ -53,17 +65,17 @@ class Merger:
     """A merger being resolved, one defunct chain at a time."""
 
     cell: int
+    touching: tuple[int, ...]
     survivor: int = -1
-    touching: tuple[int, ...] = ()
-    remaining: list[int] = field(default_factory=list)
+    defuncts_left: list[int] = field(default_factory=list)
     defunct: int = -1
-    price: int = 0
-    queue: list[int] = field(default_factory=list)
+    price: int = 0  # the defunct chain's price before the merger
+    disposers: list[int] = field(default_factory=list)
 
 
-def _check_count(count: Any) -> None:
-    if count is not None and (not isinstance(count, int) or isinstance(count, bool) or count < 0):
-        raise IllegalAction(f"share counts are whole numbers, 0 or more, not {count!r}")
+def _check_count(count: Any, name: str) -> None:
+    if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+        raise IllegalAction(f"{name}: share counts are whole numbers, 0 or more, not {count!r}")
 
 
 class Game:
@@ -71,7 +83,12 @@ class Game:
 
     Physical mode (no ``seed``): tiles come from a real bag; the game learns
     each tile when it is placed. Virtual mode (``seed`` given): the game deals
-    from a bag shuffled by that seed.
+    from a bag shuffled by that seed, and ``hands[seat]`` holds each hand.
+
+    ``cash[seat]``, ``holdings[seat][chain]`` and ``bank[chain]`` are the
+    books; ``board`` the cells and chain sizes; ``pending`` what the game
+    waits for (None once it is over, when ``standings`` lists ``(seat, rank)``
+    best first); ``history`` the actions played, as they were given.
     """
 
     def __init__(self, rules: RuleSet | str, players: Sequence[str],
@@ -79,42 +96,41 @@ class Game:
                  start_tiles: Mapping[str, str] | None = None, seed: int | None = None) -> None:
         self.rules = rules if isinstance(rules, RuleSet) else load_rules(rules)
         self.options = self.rules.resolve_options(options)
-        self._setup = {"rules": self.rules.name, "players": list(players),
-                       "options": dict(options or {}), "start_tiles": dict(start_tiles or {}),
-                       "seed": seed}
         self.names = self._checked_players(players)
-        self.geometry = self.rules.geometry
+        self.geometry = self.rules.geometry_for(self.options)
+        self._setup: dict[str, Any] = {"rules": self.rules.source, "players": list(self.names),
+                                       "options": dict(options or {}), "seed": seed}
         self._price_table = self.rules.price_table
         self._end_size = self.options["end_size"]
+        self._bonus_mode = self.rules.bonus_mode(self.options["bonus_mode"])
         chains, n = len(self.rules.chains), len(self.names)
         self.board = Board(self.geometry, chains, self.rules.safe_size)
         self.bank = [self.rules.shares_per_chain] * chains
         self.cash = [self.rules.starting_cash] * n
         self.holdings = [[0] * chains for _ in range(n)]
-        self.dead: list[int] = []
-        self.turn = 1
-        self.turn_start = 0  # index in history of the current turn's first action
-        self.current = 0
-        self.passes = 0
-        self.placed = False
-        self.end_declared = False
+        self.dead: list[int] = []  # cells of revealed dead tiles, in order
+        self.turn, self.turn_start, self.current = 1, 0, 0
+        self.passes, self.placed, self.end_declared = 0, False, False
         self.merger: Merger | None = None
-        self.final: list[int] | None = None
-        self.market_shares = 0
+        self.final_chains: list[int] | None = None  # chains still to pay at the end
         self.standings: list[tuple[int, int]] | None = None
         self.history: list[act.Action] = []
-        self.two_player_market = n == 2 and self.options["two_player_market"]
-        self._bonus_mode = self.rules.bonus_mode(self.options["bonus_mode"])
+        self._actors: list[int] = []  # the seat that played each action of history
+        self.two_player_market = n == self.rules.market_players and self.options["two_player_market"]
         self._events: list[dict[str, Any]] = []
         self.virtual = seed is not None
         self.rng = random.Random(seed) if self.virtual else None
+        self.bag: list[int] = []  # virtual mode: the tiles left, drawn from the end
+        self.bag_count = 0        # physical mode: how many tiles the real bag holds
         self.hands: list[list[int]] = [[] for _ in range(n)]
         self._deal(start_tiles or {})
         self.pending: Pending | None = Pending("place", self.current)
 
-    # -- setup -------------------------------------------------------------
+    # -- setup ---------------------------------------------------------------
 
     def _checked_players(self, players: Sequence[str]) -> list[str]:
+        if isinstance(players, str) or not isinstance(players, Sequence):
+            raise IllegalAction("players must be a list of names in seating order")
         names = list(players)
         if any(not isinstance(name, str) or not name.strip() for name in names):
             raise IllegalAction("every player needs a name")
@@ -128,18 +144,22 @@ class Game:
     def _deal(self, start_tiles: Mapping[str, str]) -> None:
         if start_tiles and set(start_tiles) != set(self.names):
             raise IllegalAction("start_tiles must give exactly one tile for every player")
-        cells = {name: self.geometry.parse(label) for name, label in start_tiles.items()}
+        geometry = self.geometry
+        cells = {name: geometry.parse(label) for name, label in start_tiles.items()}
         if len(set(cells.values())) != len(cells):
             raise IllegalAction("two players drew the same start tile")
-        n, hand = len(self.names), self.rules.hand_size
+        if cells:
+            self._setup["start_tiles"] = {name: geometry.labels[c] for name, c in cells.items()}
+        drawn = [geometry.tile_of[cell] for cell in cells.values()]
+        tiles = len(geometry.cells_of)
         if self.virtual:
-            self.bag = [c for c in range(self.geometry.size) if c not in cells.values()]
+            self.bag = [tile for tile in range(tiles) if tile not in drawn]
             self.rng.shuffle(self.bag)
             if not cells:
-                cells = {name: self.bag.pop() for name in self.names}
-            drawn = list(cells.values())
+                drawn = [self.bag.pop() for _ in self.names]
+                cells = {name: geometry.cells_of[tile][0] for name, tile in zip(self.names, drawn)}
         else:
-            self.bag_count = self.geometry.size - len(cells)
+            self.bag_count = tiles - len(drawn)
         self.start_tiles = {self.names.index(name): cell for name, cell in cells.items()}
         if cells:
             self.current = self.names.index(min(cells, key=cells.__getitem__))
@@ -150,25 +170,50 @@ class Game:
                 self.bag.extend(drawn)
                 self.rng.shuffle(self.bag)
             else:
-                self.bag_count += len(cells)
+                self.bag_count += len(drawn)
+        for seat in range(len(self.names)):
+            for _ in range(self.rules.hand_size):
+                self._draw(seat)
+
+    def _draw(self, seat: int) -> None:
+        """``seat`` draws a tile, if the bag has one."""
         if self.virtual:
-            for seat in range(n):
-                self.hands[seat] = [self.bag.pop() for _ in range(min(hand, len(self.bag)))]
-        else:
-            self.bag_count = max(0, self.bag_count - n * hand)
+            if self.bag:
+                self.hands[seat].append(self.bag.pop())
+        elif self.bag_count:
+            self.bag_count -= 1
 
     def setup_json(self) -> dict[str, Any]:
-        """The table-script setup line that starts this game again."""
-        setup = {key: value for key, value in self._setup.items() if value not in (None, {})}
-        return {"setup": setup}
+        """The table-script setup line that starts this game again (labels canonical)."""
+        return {"setup": {key: value for key, value in self._setup.items()
+                          if value is not None and value != {}}}
 
-    # -- what the state says ------------------------------------------------
+    def script(self) -> list[dict[str, Any]]:
+        """The game as table-script lines: setup, then every action in canonical form."""
+        return [self.setup_json()] + [self.canonical(i).to_json() for i in range(len(self.history))]
 
-    def player_name(self, seat: int) -> str:
-        return self.names[seat]
+    def canonical(self, index: int) -> act.Action:
+        """Action ``index`` of ``history`` with its player named and labels canonical."""
+        action, seat = self.history[index], self._actors[index]
+        changes: dict[str, Any] = {"player": self.names[seat]}
+        if hasattr(action, "tile"):
+            changes["tile"] = self.geometry.labels[self.geometry.parse(action.tile)]
+        if hasattr(action, "chain"):
+            changes["chain"] = self._name(self.rules.chain_index(action.chain))
+        if isinstance(action, act.Buy):
+            shares: dict[str, int] = {}
+            for name, count in action.shares.items():
+                if count:
+                    name = self._name(self.rules.chain_index(name))
+                    shares[name] = shares.get(name, 0) + count
+            changes["shares"] = shares
+        return dataclasses.replace(action, **changes)
+
+    # -- what the state says -------------------------------------------------
 
     @property
     def over(self) -> bool:
+        """True once the final payout is done."""
         return self.pending is None
 
     @property
@@ -191,15 +236,32 @@ class Game:
         return all(size >= safe_size for size in sizes if size)
 
     def price(self, chain: int) -> int:
+        """A share's price of ``chain`` at its size now."""
         return self._price_table[chain][self.board.sizes[chain]]
 
     def bonuses(self, chain: int) -> tuple[int, ...]:
+        """The stockholder bonuses ``chain`` would pay now, best position first."""
         return self._bonus_mode.bonuses(self.price(chain))
 
     def playable(self, seat: int) -> list[int]:
-        """Virtual mode: the tiles in ``seat``'s hand that may be placed now."""
-        return [cell for cell in self.hands[seat]
-                if self.board.classify(cell)[0] not in (PUT_DEAD, PUT_NO_CHAIN)]
+        """Virtual mode: the cells ``seat``'s hand may take now."""
+        cells, classify = self.board.cells, self.board.classify
+        return [cell for tile in self.hands[seat] for cell in self.geometry.cells_of[tile]
+                if cells[cell] == EMPTY and classify(cell)[0] not in (PUT_DEAD, PUT_NO_CHAIN)]
+
+    def is_dead(self, tile: int) -> bool:
+        """Whether ``tile`` can never be placed: every free cell it names would join safe chains."""
+        cells, classify = self.board.cells, self.board.classify
+        return all(classify(cell)[0] == PUT_DEAD
+                   for cell in self.geometry.cells_of[tile] if cells[cell] == EMPTY)
+
+    def trade_max(self, seat: int) -> int:
+        """During a disposal: the most defunct shares ``seat`` may trade."""
+        if "trade" not in self.rules.disposal:
+            return 0
+        merger, ratio = self.merger, self.rules.trade_ratio
+        held = self.holdings[seat][merger.defunct]
+        return min(held - held % ratio, self.bank[merger.survivor] * ratio)
 
     # -- playing -------------------------------------------------------------
 
@@ -212,6 +274,7 @@ class Game:
             raise IllegalAction(f"{action!r} is not an action")
         if self.pending is None:
             raise IllegalAction("the game is over")
+        actor = self.current if isinstance(action, act.End) else self.pending.player
         self._events = []
         try:
             handler(self, action)
@@ -222,12 +285,14 @@ class Game:
             self.__dict__.update(self.rebuild(self.history).__dict__)
             raise
         self.history.append(action)
+        self._actors.append(actor if action.player is None else self.names.index(action.player))
         return self._events
 
     def undo(self, player: str | None = None) -> list[dict[str, Any]]:
         """Take back the last action (repeatable) by replaying all but it.
 
-        Any player at the table may ask for it.
+        Any player at the table may ask for it. With option
+        ``incorrect_placement = "same_turn"`` it stops at the current turn's start.
         """
         if player is not None:
             self._seat(player)
@@ -236,15 +301,14 @@ class Game:
         if self.options["incorrect_placement"] == "same_turn" and len(self.history) <= self.turn_start:
             raise IllegalAction("the turn has moved on: this table undoes only the current turn "
                                 "(a misplaced tile found later stays where it is)")
-        last = self.history[-1]
-        again = self.rebuild(self.history[:-1])
-        self.__dict__.update(again.__dict__)
+        last = self.canonical(len(self.history) - 1)
+        self.__dict__.update(self.rebuild(self.history[:-1]).__dict__)
         return [{"event": "undone", "action": last.to_json()}]
 
     def rebuild(self, history: Sequence[act.Action]) -> "Game":
         """A fresh game from this game's setup with ``history`` played."""
         setup = self._setup
-        game = Game(self.rules, setup["players"], setup["options"], setup["start_tiles"],
+        game = Game(self.rules, setup["players"], setup["options"], setup.get("start_tiles"),
                     setup["seed"])
         for action in history:
             game.push(action)
@@ -253,14 +317,23 @@ class Game:
     def _emit(self, event: str, **details: Any) -> None:
         self._events.append({"event": event, **details})
 
-    def _actor(self, action: act.Action, kinds: tuple[str, ...]) -> int:
+    def _actor(self, action: act.Action, kind: str) -> int:
         pending = self.pending
-        if pending.kind not in kinds:
+        if pending.kind != kind:
             raise IllegalAction(f"{action.kind} is not possible now: {self._waiting_for()}")
         if action.player is not None and action.player != self.names[pending.player]:
             self._seat(action.player)
             raise IllegalAction(f"it is not {action.player}'s move: {self._waiting_for()}")
         return pending.player
+
+    def _chosen(self, action: act.Action, kind: str, what: str) -> int:
+        """The chain a found/survivor/next_defunct action picks, if it is a legal choice."""
+        self._actor(action, kind)
+        chain = self.rules.chain_index(action.chain)
+        if chain not in self.pending.choices:
+            names = ", ".join(self._name(c) for c in self.pending.choices)
+            raise IllegalAction(f"{self._name(chain)} {what}: choose one of {names}")
+        return chain
 
     def _seat(self, name: str) -> int:
         if name not in self.names:
@@ -270,7 +343,7 @@ class Game:
     def _waiting_for(self) -> str:
         pending = self.pending
         who = self.names[pending.player]
-        chain = self.rules.chains[pending.chain].name if pending.chain >= 0 else ""
+        chain = self._name(pending.chain) if pending.chain >= 0 else ""
         return {
             "place": f"{who} must place a tile (or say no_tile)",
             "found": f"{who} must name the new chain",
@@ -279,31 +352,23 @@ class Game:
             "market": f"a tile must be drawn for the stock market's {chain} shares",
             "dispose": f"{who} must sell, trade or keep {chain} shares",
             "buy": f"{who} must buy shares (or buy nothing)",
-        }.get(pending.kind, f"waiting for {pending.kind}")
-
-    def _cell(self, label: str) -> int:
-        return self.geometry.parse(label)
-
-    def _chain(self, name: str) -> int:
-        return self.rules.chain_index(name)
+        }[pending.kind]
 
     def _name(self, chain: int) -> str:
         return self.rules.chains[chain].name
 
-    def _label(self, cell: int) -> str:
-        return self.geometry.labels[cell]
-
-    # place -------------------------------------------------------------------
+    # -- placing a tile ------------------------------------------------------
 
     def _place(self, action: act.Place) -> None:
-        seat = self._actor(action, ("place",))
-        cell = self._cell(action.tile)
-        label = self._label(cell)
+        seat = self._actor(action, "place")
+        cell = self.geometry.parse(action.tile)
+        label = self.geometry.labels[cell]
         if self.board.cells[cell] != EMPTY:
             raise IllegalAction(f"{label} is already on the board")
         if cell in self.dead:
             raise IllegalAction(f"{label} was revealed as a dead tile and left the game")
-        if self.virtual and cell not in self.hands[seat]:
+        tile = self.geometry.tile_of[cell]
+        if self.virtual and tile not in self.hands[seat]:
             raise IllegalAction(f"{self.names[seat]} does not hold {label}")
         effect, chains = self.board.classify(cell)
         if effect == PUT_DEAD:
@@ -314,27 +379,27 @@ class Game:
                                 f"keep it for later")
         self.board.cells[cell] = LONE
         if self.virtual:
-            self.hands[seat].remove(cell)
+            self.hands[seat].remove(tile)
         self.placed, self.passes = True, 0
         self._emit("placed", player=self.names[seat], tile=label)
         if effect == PUT_FOUND:
             free = tuple(c for c, size in enumerate(self.board.sizes) if size == 0)
             self.pending = Pending("found", seat, free, cell=cell)
         elif effect == PUT_GROW:
-            chain = next(iter(chains))
-            size = self.board.absorb(cell, chain)
-            self._emit("grew", chain=self._name(chain), size=size)
-            self._to_buy()
+            self._grow(cell, next(iter(chains)))
         elif effect == PUT_MERGE:
             self._start_merger(cell, tuple(sorted(chains)))
         else:
             self._to_buy()
 
+    def _grow(self, cell: int, chain: int) -> None:
+        size = self.board.absorb(cell, chain)
+        self._emit("grew", chain=self._name(chain), size=size)
+        self._to_buy()
+
     def _found(self, action: act.Found) -> None:
-        seat = self._actor(action, ("found",))
-        chain = self._chain(action.chain)
-        if chain not in self.pending.choices:
-            raise IllegalAction(f"{self._name(chain)} is already on the board")
+        chain = self._chosen(action, "found", "is already on the board")
+        seat = self.pending.player
         size = self.board.absorb(self.pending.cell, chain)
         name, player = self._name(chain), self.names[seat]
         self._emit("founded", player=player, chain=name, size=size)
@@ -347,100 +412,112 @@ class Game:
             self._emit("founder_cash", player=player, chain=name, amount=self.price(chain))
         self._to_buy()
 
-    # mergers -------------------------------------------------------------------
+    def _no_tile(self, action: act.NoTile) -> None:
+        seat = self._actor(action, "place")
+        if self.virtual and self.playable(seat):
+            raise IllegalAction(f"{self.names[seat]} has a tile to place")
+        self.passes += 1
+        self._emit("no_tile", player=self.names[seat])
+        self._to_buy()
+
+    def _dead(self, action: act.Dead) -> None:
+        seat = self.pending.player if action.player is None else self._seat(action.player)
+        cell = self.geometry.parse(action.tile)
+        label, tile = self.geometry.labels[cell], self.geometry.tile_of[cell]
+        if self.board.cells[cell] != EMPTY or cell in self.dead:
+            raise IllegalAction(f"{label} is not in anyone's hand")
+        if self.virtual and tile not in self.hands[seat]:
+            raise IllegalAction(f"{self.names[seat]} does not hold {label}")
+        if not self.is_dead(tile):
+            raise IllegalAction(f"{label} is not dead: it does not join two safe chains")
+        self.dead.append(cell)
+        if self.rules.dead_tiles == "turnover":
+            self.board.cells[cell] = TURNOVER
+        if self.virtual:
+            self.hands[seat].remove(tile)
+        self._draw(seat)
+        self._emit("dead", player=self.names[seat], tile=label)
+
+    # -- mergers ---------------------------------------------------------------
 
     def _start_merger(self, cell: int, chains: tuple[int, ...]) -> None:
         largest = max(self.board.sizes[c] for c in chains)
         tied = tuple(c for c in chains if self.board.sizes[c] == largest)
-        self.merger = Merger(cell, touching=chains)
+        self.merger = Merger(cell, chains)
         if len(tied) > 1:
             self.pending = Pending("survivor", self.current, tied)
         else:
             self._set_survivor(tied[0])
 
-    def _survivor(self, action: act.Survivor) -> None:
-        self._actor(action, ("survivor",))
-        chain = self._chain(action.chain)
-        if chain not in self.pending.choices:
-            names = ", ".join(self._name(c) for c in self.pending.choices)
-            raise IllegalAction(f"{self._name(chain)} cannot survive: choose one of {names}")
-        self._set_survivor(chain)
+    def _choose_survivor(self, action: act.Survivor) -> None:
+        self._set_survivor(self._chosen(action, "survivor", "cannot survive"))
 
     def _set_survivor(self, survivor: int) -> None:
         merger = self.merger
         merger.survivor = survivor
-        merger.remaining = [c for c in merger.touching if c != survivor]
+        merger.defuncts_left = [c for c in merger.touching if c != survivor]
         self._emit("merger", survivor=self._name(survivor),
-                   defunct=[self._name(c) for c in merger.remaining],
+                   defunct=[self._name(c) for c in merger.defuncts_left],
                    sizes={self._name(c): self.board.sizes[c] for c in merger.touching})
         self._next_defunct()
 
     def _next_defunct(self) -> None:
         merger = self.merger
-        if not merger.remaining:
+        if not merger.defuncts_left:
             self._finish_merger()
             return
-        sizes = [self.board.sizes[c] for c in merger.remaining]
+        sizes = [self.board.sizes[c] for c in merger.defuncts_left]
         pick = max(sizes) if self.options["defunct_order"] == "largest_first" else min(sizes)
-        tied = tuple(c for c in merger.remaining if self.board.sizes[c] == pick)
+        tied = tuple(c for c in merger.defuncts_left if self.board.sizes[c] == pick)
         if len(tied) > 1:
             self.pending = Pending("next_defunct", self.current, tied)
         else:
             self._resolve(tied[0])
 
-    def _next_defunct_action(self, action: act.NextDefunct) -> None:
-        self._actor(action, ("next_defunct",))
-        chain = self._chain(action.chain)
-        if chain not in self.pending.choices:
-            names = ", ".join(self._name(c) for c in self.pending.choices)
-            raise IllegalAction(f"{self._name(chain)} cannot go next: choose one of {names}")
-        self._resolve(chain)
+    def _choose_next_defunct(self, action: act.NextDefunct) -> None:
+        self._resolve(self._chosen(action, "next_defunct", "cannot go next"))
 
     def _resolve(self, defunct: int) -> None:
         merger = self.merger
-        merger.remaining.remove(defunct)
+        merger.defuncts_left.remove(defunct)
         merger.defunct, merger.price = defunct, self.price(defunct)
-        if self._ask_market(defunct):
-            return
-        self._pay_defunct()
+        market = self._market_draw(defunct)
+        if market is not None:
+            self._pay_defunct(market)
 
-    def _pay_defunct(self) -> None:
+    def _pay_defunct(self, market: int) -> None:
         merger = self.merger
-        self._pay_bonuses(merger.defunct, merger.price)
-        holders = [seat for seat in self._clockwise(self.current)
-                   if self.holdings[seat][merger.defunct]]
+        self._pay_bonuses(merger.defunct, merger.price, market)
+        holders = [(seat + self.current) % len(self.names) for seat in range(len(self.names))]
+        holders = [seat for seat in holders if self.holdings[seat][merger.defunct]]
         if self.rules.disposal_order == "largest_holder_first":
             holders.sort(key=lambda seat: -self.holdings[seat][merger.defunct])
-        merger.queue = holders
+        merger.disposers = holders
         self._next_disposal()
-
-    def _clockwise(self, first: int) -> list[int]:
-        n = len(self.names)
-        return [(first + step) % n for step in range(n)]
 
     def _next_disposal(self) -> None:
         merger = self.merger
-        if merger.queue:
-            self.pending = Pending("dispose", merger.queue.pop(0), chain=merger.defunct)
+        if merger.disposers:
+            self.pending = Pending("dispose", merger.disposers.pop(0), chain=merger.defunct)
             return
-        defunct, survivor = merger.defunct, merger.survivor
-        self.board.dissolve(defunct, survivor)
-        self._emit("defunct", chain=self._name(defunct), into=self._name(survivor))
+        self.board.dissolve(merger.defunct, merger.survivor)
+        self._emit("defunct", chain=self._name(merger.defunct), into=self._name(merger.survivor))
         self._next_defunct()
 
     def _dispose(self, action: act.Dispose) -> None:
-        seat = self._actor(action, ("dispose",))
-        for count in (action.sell, action.trade, action.keep):
-            _check_count(count)
+        seat = self._actor(action, "dispose")
+        _check_count(action.sell, "sell")
+        _check_count(action.trade, "trade")
         merger = self.merger
         defunct, survivor = merger.defunct, merger.survivor
         held = self.holdings[seat][defunct]
+        if action.keep is not None:
+            _check_count(action.keep, "keep")
         keep = held - action.sell - action.trade if action.keep is None else action.keep
-        name = self._name(defunct)
+        name, ratio = self._name(defunct), self.rules.trade_ratio
         if keep < 0 or action.sell + action.trade + keep != held:
             raise IllegalAction(f"{self.names[seat]} holds {held} {name} shares: "
                                 f"sell + trade + keep must make {held}")
-        ratio = self.rules.trade_ratio
         if action.trade and "trade" not in self.rules.disposal:
             raise IllegalAction(f"{self.rules.title} has no trading in a merger: hold or sell")
         if keep and "keep" not in self.rules.disposal:
@@ -450,77 +527,73 @@ class Game:
         if action.trade // ratio > self.bank[survivor]:
             raise IllegalAction(f"the bank has only {self.bank[survivor]} {self._name(survivor)} "
                                 f"shares: trade at most {self.bank[survivor] * ratio}")
-        player, received = self.names[seat], action.trade // ratio
+        received = action.trade // ratio
         self.holdings[seat][defunct] = keep
         self.bank[defunct] += action.sell + action.trade
         self.cash[seat] += action.sell * merger.price
         self.holdings[seat][survivor] += received
         self.bank[survivor] -= received
-        self._emit("disposed", player=player, chain=name, sold=action.sell,
+        self._emit("disposed", player=self.names[seat], chain=name, sold=action.sell,
                    cash=action.sell * merger.price, traded=action.trade,
                    received=received, kept=keep)
         self._next_disposal()
 
     def _finish_merger(self) -> None:
         merger, self.merger = self.merger, None
-        self.board.cells[merger.cell] = LONE
-        size = self.board.absorb(merger.cell, merger.survivor)
-        self._emit("grew", chain=self._name(merger.survivor), size=size)
-        self._to_buy()
+        self._grow(merger.cell, merger.survivor)
 
-    # bonuses and the two-player market -----------------------------------------
+    # -- bonuses and the two-player market ---------------------------------------
 
-    def _ask_market(self, chain: int) -> bool:
-        """Two players: draw the market's holding; True if the table must draw it."""
+    def _market_draw(self, chain: int) -> int | None:
+        """The stock market's shares of ``chain`` (0 if it does not play); None if
+        the table must draw a tile for it (physical mode): the game then waits."""
         if not self.two_player_market:
-            self.market_shares = 0
-            return False
-        if self.virtual:
-            # Draw a tile and put it back: the bag is unchanged.
-            cell = self.bag[self.rng.randrange(len(self.bag))] if self.bag else None
-            self.market_shares = self.geometry.tile_number(cell) if cell is not None else 0
-            self._emit("market", chain=self._name(chain), shares=self.market_shares,
-                       tile=self._label(cell) if cell is not None else None)
-            return False
-        self.pending = Pending("market", self.current, chain=chain)
-        return True
+            return 0
+        if not self.virtual:
+            self.pending = Pending("market", self.current, chain=chain)
+            return None
+        # Draw a tile and put it back: the bag is unchanged.
+        tile = self.bag[self.rng.randrange(len(self.bag))] if self.bag else None
+        shares = self.geometry.tile_number(tile) if tile is not None else 0
+        self._emit("market", chain=self._name(chain), shares=shares,
+                   tile=self.geometry.tile_labels[tile] if tile is not None else None)
+        return shares
 
     def _market(self, action: act.Market) -> None:
-        self._actor(action, ("market",))
-        cell = self._cell(action.tile)
+        self._actor(action, "market")
+        cell = self.geometry.parse(action.tile)
+        label = self.geometry.labels[cell]
         if self.board.cells[cell] != EMPTY or cell in self.dead:
-            raise IllegalAction(f"{self._label(cell)} is not in the bag: draw a tile from the bag")
-        self.market_shares = self.geometry.tile_number(cell)
+            raise IllegalAction(f"{label} is not in the bag: draw a tile from the bag")
+        shares = self.geometry.tile_number(self.geometry.tile_of[cell])
         chain = self.pending.chain
-        self._emit("market", chain=self._name(chain), shares=self.market_shares,
-                   tile=self._label(cell))
-        if self.final is not None:
-            self._pay_bonuses(chain, self.price(chain))
-            self._next_final()
+        self._emit("market", chain=self._name(chain), shares=shares, tile=label)
+        if self.final_chains is None:
+            self._pay_defunct(shares)
         else:
-            self._pay_defunct()
+            self._pay_bonuses(chain, self.price(chain), shares)
+            self._next_final()
 
-    def _pay_bonuses(self, chain: int, price: int) -> None:
-        holdings: dict[Any, int] = {seat: self.holdings[seat][chain]
-                                    for seat in range(len(self.names))}
-        if self.two_player_market and self.market_shares:
-            holdings[MARKET] = self.market_shares
+    def _pay_bonuses(self, chain: int, price: int, market: int) -> None:
+        holdings: dict[Any, int] = {seat: held[chain] for seat, held in enumerate(self.holdings)}
+        if market:
+            holdings[MARKET] = market
         mode = self._bonus_mode
         paid = share_bonuses(holdings, mode.bonuses(price), mode.sole_holder_bonus(price),
                              self.rules.bonus_rounding)
         for holder, amount in paid.items():
-            if holder != MARKET:
+            if holder != MARKET:  # what the market wins stays in the bank
                 self.cash[holder] += amount
             who = holder if holder == MARKET else self.names[holder]
             self._emit("bonus", chain=self._name(chain), player=who, amount=amount)
 
-    # buying and the end of a turn -------------------------------------------------
+    # -- buying, the end of a turn and the end of the game -------------------------
 
     def _to_buy(self) -> None:
         self.pending = Pending("buy", self.current)
 
     def _buy(self, action: act.Buy) -> None:
-        seat = self._actor(action, ("buy",))
+        seat = self._actor(action, "buy")
         if action.trade_in:
             raise IllegalAction(f"{self.rules.title} has no trade-to-buy")
         if not action.shares:
@@ -528,8 +601,8 @@ class Game:
             return
         wanted: dict[int, int] = {}
         for name, count in action.shares.items():
-            chain = self._chain(name)
-            _check_count(count)
+            chain = self.rules.chain_index(name)
+            _check_count(count, name)
             wanted[chain] = wanted.get(chain, 0) + count
         total = sum(wanted.values())
         if total > self.rules.buy_limit:
@@ -555,54 +628,23 @@ class Game:
 
     def _end_turn(self) -> None:
         if self.end_declared:
-            self.final = self.board.active()
+            self.final_chains = self.board.active()
             self._next_final()
             return
         if self.placed:
-            if self.virtual:
-                if self.bag:
-                    self.hands[self.current].append(self.bag.pop())
-            elif self.bag_count:
-                self.bag_count -= 1
+            self._draw(self.current)
         self.placed = False
         self.turn_start = len(self.history) + 1  # the action ending this turn is not yet recorded
         self.current = (self.current + 1) % len(self.names)
         self.turn += 1
         self.pending = Pending("place", self.current)
 
-    def _no_tile(self, action: act.NoTile) -> None:
-        seat = self._actor(action, ("place",))
-        if self.virtual and self.playable(seat):
-            raise IllegalAction(f"{self.names[seat]} has a tile to place")
-        self.passes += 1
-        self._emit("no_tile", player=self.names[seat])
-        self._to_buy()
-
-    def _dead(self, action: act.Dead) -> None:
-        seat = self.pending.player if action.player is None else self._seat(action.player)
-        cell = self._cell(action.tile)
-        label = self._label(cell)
-        if self.board.cells[cell] != EMPTY or cell in self.dead:
-            raise IllegalAction(f"{label} is not in anyone's hand")
-        if self.virtual and cell not in self.hands[seat]:
-            raise IllegalAction(f"{self.names[seat]} does not hold {label}")
-        if self.board.classify(cell)[0] != PUT_DEAD:
-            raise IllegalAction(f"{label} is not dead: it does not join two safe chains")
-        self.dead.append(cell)
-        if self.rules.dead_tiles == "turnover":
-            self.board.cells[cell] = TURNOVER
-        if self.virtual:
-            self.hands[seat].remove(cell)
-            if self.bag:
-                self.hands[seat].append(self.bag.pop())
-        elif self.bag_count:
-            self.bag_count -= 1
-        self._emit("dead", player=self.names[seat], tile=label)
-
     def _end(self, action: act.End) -> None:
         if action.player is not None and action.player != self.names[self.current]:
             self._seat(action.player)
             raise IllegalAction(f"only {self.names[self.current]}, whose turn it is, may end the game")
+        if not isinstance(action.agreed, bool):
+            raise IllegalAction(f"end: agreed must be true or false, not {action.agreed!r}")
         if self.end_declared:
             raise IllegalAction("the end is already declared")
         if action.agreed:
@@ -610,26 +652,23 @@ class Game:
                 raise IllegalAction("this table plays without ending by agreement")
         elif not self.end_allowed():
             raise IllegalAction(
-                f"the end may not be declared yet: it needs a chain of {self.options['end_size']}+ "
+                f"the end may not be declared yet: it needs a chain of {self._end_size}+ "
                 f"tiles or every chain on the board safe ({self.rules.safe_size}+)")
         self.end_declared = True
         self._emit("end_declared", player=self.names[self.current], agreed=action.agreed)
 
-    # the final payout ---------------------------------------------------------------
-
     def _next_final(self) -> None:
         """Final bonuses chain by chain (a market draw may pause it), then the sale."""
-        while self.final:
-            chain = self.final.pop(0)
-            if self._ask_market(chain):
+        while self.final_chains:
+            chain = self.final_chains.pop(0)
+            market = self._market_draw(chain)
+            if market is None:
                 return
-            self._pay_bonuses(chain, self.price(chain))
-        self._close()
+            self._pay_bonuses(chain, self.price(chain), market)
+        self._sell_all_and_rank()
 
-    def _close(self) -> None:
-        for chain, size in enumerate(self.board.sizes):
-            if not size:
-                continue
+    def _sell_all_and_rank(self) -> None:
+        for chain in self.board.active():
             price = self.price(chain)
             for seat, held in enumerate(self.holdings):
                 if held[chain]:
@@ -647,7 +686,7 @@ class Game:
             for seat, rank in self.standings])
 
     _HANDLERS = {
-        act.Place: _place, act.Found: _found, act.Survivor: _survivor,
-        act.NextDefunct: _next_defunct_action, act.Market: _market, act.Dispose: _dispose,
+        act.Place: _place, act.Found: _found, act.Survivor: _choose_survivor,
+        act.NextDefunct: _choose_next_defunct, act.Market: _market, act.Dispose: _dispose,
         act.Buy: _buy, act.Dead: _dead, act.NoTile: _no_tile, act.End: _end,
     }

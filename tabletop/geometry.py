@@ -29,15 +29,27 @@ class Geometry:
 
     ``labels[c]`` is the canonical label of cell ``c``; ``neighbours[c]`` the
     cells that touch it, in increasing order.
+
+    Tiles are what the bag holds and hands hold. On most boards a tile names
+    exactly one cell and tile ``t`` is cell ``t``; a board whose card may go
+    in several places (a quadrant board) sets ``tile_labels``, ``tile_of``
+    (cell to tile) and ``cells_of`` (tile to cells) itself.
     """
 
     labels: tuple[str, ...]
     neighbours: tuple[tuple[int, ...], ...]
     first_label: str
     example_labels: str
+    tile_labels: tuple[str, ...]
+    tile_of: tuple[int, ...]
+    cells_of: tuple[tuple[int, ...], ...]
 
     def __init__(self) -> None:
         self._index = {label: cell for cell, label in enumerate(self.labels)}
+        if not hasattr(self, "tile_of"):
+            self.tile_labels = self.labels
+            self.tile_of = tuple(range(self.size))
+            self.cells_of = tuple((cell,) for cell in range(self.size))
 
     @property
     def size(self) -> int:
@@ -61,8 +73,8 @@ class Geometry:
     def _parse_lenient(self, text: str) -> int | None:
         raise NotImplementedError
 
-    def tile_number(self, cell: int) -> int:
-        """The number printed on the tile for ``cell`` (the two-player market reads it)."""
+    def tile_number(self, tile: int) -> int:
+        """The number printed on ``tile`` (the two-player market reads it)."""
         raise NotImplementedError
 
 
@@ -109,11 +121,11 @@ class SquareGrid(Geometry):
             return self._cell(col, row)
         return None
 
-    def tile_number(self, cell: int) -> int:
-        return cell // self.rows + 1
+    def tile_number(self, tile: int) -> int:
+        return tile // self.rows + 1
 
 
-def _square(board: Mapping[str, Any]) -> Geometry:
+def _square(board: Mapping[str, Any], options: Mapping[str, Any]) -> Geometry:
     return SquareGrid(columns=_int(board, "columns"), rows=_int(board, "rows"))
 
 
@@ -124,16 +136,17 @@ def _int(board: Mapping[str, Any], key: str) -> int:
     return value
 
 
-#: Board kinds a rule file may name in ``[board] kind``, each a builder from that table.
-GEOMETRIES: dict[str, Callable[[Mapping[str, Any]], Geometry]] = {
+#: Board kinds a rule file may name in ``[board] kind``: each a builder taking that
+#: table and the game's options (a board may depend on one, e.g. a hex row offset).
+GEOMETRIES: dict[str, Callable[[Mapping[str, Any], Mapping[str, Any]], Geometry]] = {
     "square": _square,
 }
 
 
-def make_geometry(board: Mapping[str, Any]) -> Geometry:
+def make_geometry(board: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> Geometry:
     """Build the geometry a rule file's ``[board]`` table describes."""
     kind = board.get("kind")
     if kind not in GEOMETRIES:
         raise RulesFileError(
             f"board.kind: {kind!r} is not a known board kind ({', '.join(GEOMETRIES)})")
-    return GEOMETRIES[kind](board)
+    return GEOMETRIES[kind](board, options or {})

@@ -91,7 +91,7 @@ class RuleSet:
     buy_limit: int
     safe_size: int
     bonus_rounding: int
-    geometry: Geometry
+    board: Mapping[str, Any]
     start_tiles_stay: bool
     dead_tiles: str
     disposal: frozenset[str]
@@ -103,18 +103,37 @@ class RuleSet:
     tier_prices: Mapping[str, tuple[int, ...]]
     bonus_modes: Mapping[str, BonusMode]
     options: Mapping[str, Option]
+    market_players: int
     notes: tuple[str, ...] = ()
-    price_table: tuple[tuple[int, ...], ...] = field(default=(), repr=False)
+    #: What a setup line names to load these rules again: a shipped name or a file's path.
+    source: str = ""
+    geometry: Geometry = field(init=False, repr=False, compare=False)
+    price_table: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
+    _by_name: dict[str, int] = field(init=False, repr=False, compare=False)
+    _geometries: dict[tuple, Geometry] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        # Derived once from the fields above (the dataclass is frozen, hence __setattr__).
         by_name = {chain.name.lower(): chain.index for chain in self.chains}
         by_name.update({chain.name: chain.index for chain in self.chains})
         object.__setattr__(self, "_by_name", by_name)
+        object.__setattr__(self, "_geometries", {})
+        defaults = {name: option.default for name, option in self.options.items()}
+        object.__setattr__(self, "geometry", self.geometry_for(defaults))
+        object.__setattr__(self, "price_table", _price_table(
+            self.chains, self.brackets, self.tier_prices, self.geometry.size))
+
+    def geometry_for(self, options: Mapping[str, Any]) -> Geometry:
+        """The board for a game with these (resolved) options; built once per choice."""
+        key = tuple(sorted(options.items()))
+        if key not in self._geometries:
+            self._geometries[key] = make_geometry(self.board, options)
+        return self._geometries[key]
 
     def chain_index(self, name: Any) -> int:
         """The index of the chain called ``name`` (any case); IllegalAction if none is."""
         if isinstance(name, str):
-            by_name = self._by_name  # type: ignore[attr-defined]
+            by_name = self._by_name
             index = by_name.get(name)
             if index is None:
                 index = by_name.get(name.strip().lower())
@@ -125,10 +144,10 @@ class RuleSet:
 
     def price(self, chain: int, size: int) -> int:
         """Share price of chain ``chain`` at ``size`` tiles (0 below the first bracket)."""
-        table = self.price_table[chain]
-        return table[min(size, len(table) - 1)]
+        return self.price_table[chain][size]
 
     def bonus_mode(self, name: str) -> BonusMode:
+        """The bonus schedule called ``name`` (an option ``bonus_mode`` value)."""
         return self.bonus_modes[name]
 
     def resolve_options(self, given: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -156,7 +175,7 @@ def load_rules(name_or_path: str | Path) -> RuleSet:
     """Read a shipped rule set by name (``"acquire"``) or any rule file by path."""
     path = Path(name_or_path)
     if path.suffix == ".toml" and path.exists():
-        return _parse(path.read_text(encoding="utf-8"), path.name)
+        return _parse(path.read_text(encoding="utf-8"), path.name, str(path))
     return _shipped(str(name_or_path))
 
 
@@ -167,21 +186,21 @@ def _shipped(name: str) -> RuleSet:
     if "/" in name or not resource.is_file():
         raise RulesFileError(
             f"no rule set called {name!r} (available: {', '.join(available_rules())})")
-    return _parse(resource.read_text(encoding="utf-8"), f"{name}.toml")
+    return _parse(resource.read_text(encoding="utf-8"), f"{name}.toml", name)
 
 
-def _parse(text: str, origin: str) -> RuleSet:
+def _parse(text: str, origin: str, source: str) -> RuleSet:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise RulesFileError(f"{origin}: not valid TOML: {error}") from None
     try:
-        return _build(data)
+        return _build(data, source)
     except RulesFileError as error:
         raise RulesFileError(f"{origin}: {error}") from None
 
 
-def _build(data: Mapping[str, Any]) -> RuleSet:
+def _build(data: Mapping[str, Any], source: str) -> RuleSet:
     game = _table(data, "game")
     board = _table(data, "board")
     merger = _table(data, "merger")
@@ -196,7 +215,6 @@ def _build(data: Mapping[str, Any]) -> RuleSet:
     disposal = frozenset(_value(merger, "disposal", list, "merger"))
     if not disposal <= {"sell", "trade", "keep"} or "sell" not in disposal:
         raise RulesFileError("merger.disposal: choose from sell, trade, keep (sell required)")
-    geometry = make_geometry(board)
     notes = tuple(_value(data, "provisional", list, "")) if "provisional" in data else ()
     if any(not isinstance(note, str) for note in notes):
         raise RulesFileError("provisional: expected a list of notes (strings)")
@@ -212,7 +230,7 @@ def _build(data: Mapping[str, Any]) -> RuleSet:
         buy_limit=_value(game, "buy_limit", int, "game"),
         safe_size=_value(game, "safe_size", int, "game"),
         bonus_rounding=_value(game, "bonus_rounding", int, "game"),
-        geometry=geometry,
+        board=dict(board),
         start_tiles_stay=_choice(board, "start_tiles", ("stay", "return"), "board") == "stay",
         dead_tiles=_choice(board, "dead_tiles", ("removed", "turnover"), "board"),
         disposal=disposal,
@@ -226,7 +244,8 @@ def _build(data: Mapping[str, Any]) -> RuleSet:
         bonus_modes=bonus_modes,
         options=options,
         notes=notes,
-        price_table=_price_table(chains, brackets, tier_prices, geometry.size),
+        market_players=_value(game, "stock_market_players", int, "game"),
+        source=source,
     )
     if not 1 <= rules.min_players <= rules.max_players:
         raise RulesFileError("game.players: need 1 <= min <= max")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from tabletop import actions as act
-from tabletop.board import PUT_DEAD, PUT_NO_CHAIN
+from tabletop.board import EMPTY, PUT_DEAD, PUT_NO_CHAIN
 from tabletop.engine import Game
 from tabletop.ruleset import RuleSet, load_rules
 
@@ -38,19 +38,19 @@ def random_action(game: Game, rng: random.Random) -> act.Action:
     if kind in ("place", "buy") and not game.end_declared and game.end_allowed():
         return act.End()
     if kind == "place":
-        labels, hand, playable = game.geometry.labels, game.hands[seat], []
+        labels, hand = game.geometry.labels, game.hands[seat]
         if hand:
             # One random probe usually finds a playable tile; only when it does not
-            # are all tiles examined (still uniform among the playable ones).
-            cell = _pick(rng, hand)
-            if game.board.classify(cell)[0] not in (PUT_DEAD, PUT_NO_CHAIN):
-                return act.Place(tile=labels[cell])
-        for cell in hand:
-            effect = game.board.classify(cell)[0]
-            if effect == PUT_DEAD:
-                return act.Dead(tile=labels[cell], player=game.names[seat])
-            if effect != PUT_NO_CHAIN:
-                playable.append(cell)
+            # is the whole hand examined (still uniform among the playable cells).
+            for cell in game.geometry.cells_of[_pick(rng, hand)]:
+                if game.board.cells[cell] == EMPTY and \
+                        game.board.classify(cell)[0] not in (PUT_DEAD, PUT_NO_CHAIN):
+                    return act.Place(tile=labels[cell])
+        for tile in hand:
+            if game.is_dead(tile):
+                free = [c for c in game.geometry.cells_of[tile] if game.board.cells[c] == EMPTY]
+                return act.Dead(tile=labels[free[0]], player=game.names[seat])
+        playable = game.playable(seat)
         if not playable:
             return act.NoTile()
         return act.Place(tile=labels[_pick(rng, playable)])
@@ -68,16 +68,10 @@ def random_action(game: Game, rng: random.Random) -> act.Action:
 
 
 def _random_disposal(game: Game, rng: random.Random) -> act.Dispose:
-    merger, seat = game.merger, game.pending.player
-    held = game.holdings[seat][merger.defunct]
-    trade = 0
-    if "trade" in game.rules.disposal:
-        ratio = game.rules.trade_ratio
-        most = min(held // ratio, game.bank[merger.survivor])
-        trade = _below(rng, most + 1) * ratio
-    sell = _below(rng, held - trade + 1)
-    if "keep" not in game.rules.disposal:
-        sell = held - trade
+    seat, ratio = game.pending.player, game.rules.trade_ratio
+    held = game.holdings[seat][game.merger.defunct]
+    trade = _below(rng, game.trade_max(seat) // ratio + 1) * ratio
+    sell = _below(rng, held - trade + 1) if "keep" in game.rules.disposal else held - trade
     return act.Dispose(sell=sell, trade=trade)
 
 
@@ -123,10 +117,10 @@ class SimulationReport:
         return self.games / self.seconds if self.seconds else float("inf")
 
 
-def simulate(rules: str, games: int, players: int, seed: int,
+def simulate(rules: RuleSet | str, games: int, players: int, seed: int,
              options: dict | None = None) -> SimulationReport:
     """Play ``games`` random games with seeds ``seed``, ``seed+1``, ..."""
-    ruleset = load_rules(rules)
+    ruleset = rules if isinstance(rules, RuleSet) else load_rules(rules)
     names = [f"P{i + 1}" for i in range(players)]
     started, actions, game = time.perf_counter(), 0, None
     for number in range(games):

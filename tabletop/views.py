@@ -38,7 +38,7 @@ def state_json(game: Game) -> dict[str, Any]:
                                else chain_names[owner])
     chains = {
         chain_names[c]: {"size": size, "price": game.price(c),
-                         "safe": size >= rules.safe_size, "bank_shares": game.bank[c],
+                         "safe": game.board.is_safe(c), "bank_shares": game.bank[c],
                          "bonuses": list(game.bonuses(c))}
         for c, size in enumerate(game.board.sizes) if size}
     players = []
@@ -47,8 +47,7 @@ def state_json(game: Game) -> dict[str, Any]:
             "name": name, "cash": game.cash[seat],
             "shares": {chain_names[c]: n for c, n in enumerate(game.holdings[seat]) if n}}
         if game.virtual:
-            entry["tiles"] = sorted((labels[c] for c in game.hands[seat]),
-                                    key=game.geometry.parse)
+            entry["tiles"] = [game.geometry.tile_labels[t] for t in sorted(game.hands[seat])]
         players.append(entry)
     standings = None
     if game.standings is not None:
@@ -77,38 +76,30 @@ def pending_json(game: Game) -> dict[str, Any] | None:
     pending = game.pending
     if pending is None:
         return None
-    name = game.rules.chains
+    chains, labels = game.rules.chains, game.geometry.labels
     out: dict[str, Any] = {"kind": pending.kind, "player": game.names[pending.player]}
     kind = pending.kind
     if kind == "place":
         if game.virtual:
-            out["tiles"] = [game.geometry.labels[c] for c in sorted(game.playable(pending.player))]
+            out["tiles"] = [labels[c] for c in sorted(game.playable(pending.player))]
     elif kind == "found":
-        out["tile"] = game.geometry.labels[pending.cell]
-        out["choices"] = [name[c].name for c in pending.choices]
+        out["tile"] = labels[pending.cell]
+        out["choices"] = [chains[c].name for c in pending.choices]
     elif kind == "survivor":
-        out["choices"] = [name[c].name for c in pending.choices]
+        out["choices"] = [chains[c].name for c in pending.choices]
     elif kind == "next_defunct":
-        out["survivor"] = name[game.merger.survivor].name
-        out["choices"] = [name[c].name for c in pending.choices]
+        out["survivor"] = chains[game.merger.survivor].name
+        out["choices"] = [chains[c].name for c in pending.choices]
     elif kind == "market":
-        out["chain"] = name[pending.chain].name
+        out["chain"] = chains[pending.chain].name
     elif kind == "dispose":
         merger = game.merger
-        held = game.holdings[pending.player][merger.defunct]
-        out.update({"chain": name[merger.defunct].name, "survivor": name[merger.survivor].name,
-                    "shares": held, "price": merger.price,
-                    "trade_max": _trade_max(game, held)})
+        out.update({"chain": chains[merger.defunct].name, "survivor": chains[merger.survivor].name,
+                    "shares": game.holdings[pending.player][merger.defunct],
+                    "price": merger.price, "trade_max": game.trade_max(pending.player)})
     elif kind == "buy":
         out["limit"] = game.rules.buy_limit
     return out
-
-
-def _trade_max(game: Game, held: int) -> int:
-    if "trade" not in game.rules.disposal:
-        return 0
-    ratio = game.rules.trade_ratio
-    return min(held - held % ratio, game.bank[game.merger.survivor] * ratio)
 
 
 def view(state: dict[str, Any], level: str | None = None) -> dict[str, Any]:
