@@ -13,15 +13,15 @@ and :func:`view` for screens.
 
 from tabletop.actions import (Buy, Dead, Dispose, End, Found, Market, NextDefunct, NoTile,
                               Place, Survivor, Undo, parse_action)
-from tabletop.engine import Game
+from tabletop.engine import Game, Pending
 from tabletop.errors import IllegalAction, RulesFileError, ScriptError, TabletopError
 from tabletop.ruleset import RuleSet, available_rules, load_rules
-from tabletop.script import replay
+from tabletop.script import Replay, replay
 from tabletop.views import state_json, view
 
 __all__ = [
     "Buy", "Dead", "Dispose", "End", "Found", "Game", "IllegalAction", "Market", "NextDefunct",
-    "NoTile", "Place", "RuleSet", "RulesFileError", "ScriptError", "Survivor", "TabletopError",
+    "NoTile", "Pending", "Place", "Replay", "RuleSet", "RulesFileError", "ScriptError", "Survivor", "TabletopError",
     "Undo", "available_rules", "load_rules", "parse_action", "replay", "state_json", "view",
 ]
 __version__ = "0.1.0"

@@ -27,47 +27,64 @@ class Action:
     kind: ClassVar[str] = ""
     player: str | None = None
 
+    #: Fields a table-script line always carries, even at their default.
+    always: ClassVar[tuple[str, ...]] = ()
+
     def to_json(self) -> dict[str, Any]:
+        """The table-script line: ``do`` and every field not at its default."""
         line: dict[str, Any] = {"do": self.kind}
         for item in fields(self):
             value = getattr(self, item.name)
-            if value is not None and value != {} or (item.name == "shares"):
+            default = item.default_factory() if callable(item.default_factory) else item.default
+            if value != default or item.name in self.always:
                 line[item.name] = value
         return line
 
 
 @dataclass(frozen=True)
 class Place(Action):
+    """Place a tile on its cell: ``{"do": "place", "tile": "6C"}``."""
+
     kind: ClassVar[str] = "place"
     tile: str = ""
 
 
 @dataclass(frozen=True)
 class Found(Action):
+    """Name the chain a placement founds."""
+
     kind: ClassVar[str] = "found"
     chain: str = ""
 
 
 @dataclass(frozen=True)
 class Survivor(Action):
+    """The mergemaker picks the survivor among chains tied for largest."""
+
     kind: ClassVar[str] = "survivor"
     chain: str = ""
 
 
 @dataclass(frozen=True)
 class NextDefunct(Action):
+    """The mergemaker picks which of equal-size defunct chains goes next."""
+
     kind: ClassVar[str] = "next_defunct"
     chain: str = ""
 
 
 @dataclass(frozen=True)
 class Market(Action):
+    """Two players: the tile drawn for the stock market; its number is the market's shares."""
+
     kind: ClassVar[str] = "market"
     tile: str = ""
 
 
 @dataclass(frozen=True)
 class Dispose(Action):
+    """A holder sells, trades (defunct shares given, ``trade_ratio`` per survivor share) and keeps; ``keep=None`` keeps the rest."""
+
     kind: ClassVar[str] = "dispose"
     sell: int = 0
     trade: int = 0
@@ -76,36 +93,41 @@ class Dispose(Action):
 
 @dataclass(frozen=True)
 class Buy(Action):
+    """Buy shares (``{}`` buys nothing); ``trade_in`` where the rules allow trade-to-buy."""
+
     kind: ClassVar[str] = "buy"
+    always: ClassVar[tuple[str, ...]] = ("shares",)
     shares: Mapping[str, int] = field(default_factory=dict)
     trade_in: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class Dead(Action):
+    """Reveal a tile that can never be placed (any player, any time the game waits)."""
+
     kind: ClassVar[str] = "dead"
     tile: str = ""
 
 
 @dataclass(frozen=True)
 class NoTile(Action):
+    """The current player cannot place a tile this turn."""
+
     kind: ClassVar[str] = "no_tile"
 
 
 @dataclass(frozen=True)
 class End(Action):
+    """Declare the end (``agreed=True``: end by agreement); the turn is finished first."""
+
     kind: ClassVar[str] = "end"
     agreed: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        line = super().to_json()
-        if not self.agreed:
-            line.pop("agreed")
-        return line
 
 
 @dataclass(frozen=True)
 class Undo(Action):
+    """Take back the last action."""
+
     kind: ClassVar[str] = "undo"
 
 

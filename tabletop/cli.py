@@ -92,7 +92,8 @@ def _rules(args: argparse.Namespace) -> int:
     if args.name is None:
         for name in available_rules():
             rules = load_rules(name)
-            flag = "  (provisional tables)" if rules.notes else ""
+            provisional = rules.notes or any(m.provisional for m in rules.bonus_modes.values())
+            flag = "  (provisional tables)" if provisional else ""
             print(f"{name:20} {rules.title}{flag}")
         return 0
     rules = load_rules(args.name)

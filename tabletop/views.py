@@ -107,6 +107,12 @@ def view(state: dict[str, Any], level: str | None = None) -> dict[str, Any]:
 
     With no level, the table's own choice (option ``disclosure``): what the
     shared screen uses. An explicit level is for a referee's tools.
+
+    >>> from tabletop.engine import Game
+    >>> state = state_json(Game("acquire", ["Ann", "Bob", "Cy"], {"disclosure": "players"}))
+    >>> shown = view(state)
+    >>> shown["view"], sorted(shown["players"][0])
+    ('players', ['name', 'shares'])
     """
     if level is None:
         level = state["options"]["disclosure"]
