@@ -31,54 +31,21 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from tabletop import actions as act
 from tabletop.board import (EMPTY, LONE, PUT_DEAD, PUT_FOUND, PUT_GROW, PUT_MERGE,
                             PUT_NO_CHAIN, TURNOVER, Board)
 from tabletop.errors import IllegalAction
+from tabletop.merger import Merger, MergerFlow, check_count
+from tabletop.pending import Pending
 from tabletop.payout import share_bonuses
 from tabletop.ruleset import RuleSet, load_rules
 
 MARKET = "market"
 
 
-@dataclass(slots=True)
-class Pending:
-    """What the game waits for: ``kind``, the seat to act, and the legal choices.
-
-    ``choices`` are chain indexes (found, survivor, next_defunct); ``chain``
-    is the chain a market draw or a disposal is about; ``cell`` the tile
-    that founds a chain. -1 where they do not apply.
-    """
-
-    kind: str
-    player: int
-    choices: tuple[int, ...] = ()
-    chain: int = -1
-    cell: int = -1
-
-
-@dataclass(slots=True)
-class Merger:
-    """A merger being resolved, one defunct chain at a time."""
-
-    cell: int
-    touching: tuple[int, ...]
-    survivor: int = -1
-    defuncts_left: list[int] = field(default_factory=list)
-    defunct: int = -1
-    price: int = 0  # the defunct chain's price before the merger
-    disposers: list[int] = field(default_factory=list)
-
-
-def _check_count(count: Any, name: str) -> None:
-    if not isinstance(count, int) or isinstance(count, bool) or count < 0:
-        raise IllegalAction(f"{name}: share counts are whole numbers, 0 or more, not {count!r}")
-
-
-class Game:
+class Game(MergerFlow):
     """One game of an Acquire-family rule set, physical or virtual.
 
     Physical mode (no ``seed``): tiles come from a real bag; the game learns
@@ -438,110 +405,6 @@ class Game:
         self._draw(seat)
         self._emit("dead", player=self.names[seat], tile=label)
 
-    # -- mergers ---------------------------------------------------------------
-
-    def _start_merger(self, cell: int, chains: tuple[int, ...]) -> None:
-        largest = max(self.board.sizes[c] for c in chains)
-        tied = tuple(c for c in chains if self.board.sizes[c] == largest)
-        self.merger = Merger(cell, chains)
-        if len(tied) > 1:
-            self.pending = Pending("survivor", self.current, tied)
-        else:
-            self._set_survivor(tied[0])
-
-    def _choose_survivor(self, action: act.Survivor) -> None:
-        self._set_survivor(self._chosen(action, "survivor", "cannot survive"))
-
-    def _set_survivor(self, survivor: int) -> None:
-        merger = self.merger
-        merger.survivor = survivor
-        merger.defuncts_left = [c for c in merger.touching if c != survivor]
-        self._emit("merger", survivor=self._name(survivor),
-                   defunct=[self._name(c) for c in merger.defuncts_left],
-                   sizes={self._name(c): self.board.sizes[c] for c in merger.touching})
-        self._next_defunct()
-
-    def _next_defunct(self) -> None:
-        merger = self.merger
-        if not merger.defuncts_left:
-            self._finish_merger()
-            return
-        sizes = [self.board.sizes[c] for c in merger.defuncts_left]
-        pick = max(sizes) if self.options["defunct_order"] == "largest_first" else min(sizes)
-        tied = tuple(c for c in merger.defuncts_left if self.board.sizes[c] == pick)
-        if len(tied) > 1:
-            self.pending = Pending("next_defunct", self.current, tied)
-        else:
-            self._resolve(tied[0])
-
-    def _choose_next_defunct(self, action: act.NextDefunct) -> None:
-        self._resolve(self._chosen(action, "next_defunct", "cannot go next"))
-
-    def _resolve(self, defunct: int) -> None:
-        merger = self.merger
-        merger.defuncts_left.remove(defunct)
-        merger.defunct, merger.price = defunct, self.price(defunct)
-        market = self._market_draw(defunct)
-        if market is not None:
-            self._pay_defunct(market)
-
-    def _pay_defunct(self, market: int) -> None:
-        merger = self.merger
-        self._pay_bonuses(merger.defunct, merger.price, market)
-        holders = [(seat + self.current) % len(self.names) for seat in range(len(self.names))]
-        holders = [seat for seat in holders if self.holdings[seat][merger.defunct]]
-        if self.rules.disposal_order == "largest_holder_first":
-            holders.sort(key=lambda seat: -self.holdings[seat][merger.defunct])
-        merger.disposers = holders
-        self._next_disposal()
-
-    def _next_disposal(self) -> None:
-        merger = self.merger
-        if merger.disposers:
-            self.pending = Pending("dispose", merger.disposers.pop(0), chain=merger.defunct)
-            return
-        self.board.dissolve(merger.defunct, merger.survivor)
-        self._emit("defunct", chain=self._name(merger.defunct), into=self._name(merger.survivor))
-        self._next_defunct()
-
-    def _dispose(self, action: act.Dispose) -> None:
-        seat = self._actor(action, "dispose")
-        _check_count(action.sell, "sell")
-        _check_count(action.trade, "trade")
-        merger = self.merger
-        defunct, survivor = merger.defunct, merger.survivor
-        held = self.holdings[seat][defunct]
-        if action.keep is not None:
-            _check_count(action.keep, "keep")
-        keep = held - action.sell - action.trade if action.keep is None else action.keep
-        name, ratio = self._name(defunct), self.rules.trade_ratio
-        if keep < 0 or action.sell + action.trade + keep != held:
-            raise IllegalAction(f"{self.names[seat]} holds {held} {name} shares: "
-                                f"sell + trade + keep must make {held}")
-        if action.trade and "trade" not in self.rules.disposal:
-            raise IllegalAction(f"{self.rules.title} has no trading in a merger: hold or sell")
-        if keep and "keep" not in self.rules.disposal:
-            raise IllegalAction(f"every {name} share must be sold or traded")
-        if action.trade % ratio:
-            raise IllegalAction(f"shares are traded {ratio} for 1: trade a multiple of {ratio}")
-        if action.trade // ratio > self.bank[survivor]:
-            raise IllegalAction(f"the bank has only {self.bank[survivor]} {self._name(survivor)} "
-                                f"shares: trade at most {self.bank[survivor] * ratio}")
-        received = action.trade // ratio
-        self.holdings[seat][defunct] = keep
-        self.bank[defunct] += action.sell + action.trade
-        self.cash[seat] += action.sell * merger.price
-        self.holdings[seat][survivor] += received
-        self.bank[survivor] -= received
-        self._emit("disposed", player=self.names[seat], chain=name, sold=action.sell,
-                   cash=action.sell * merger.price, traded=action.trade,
-                   received=received, kept=keep)
-        self._next_disposal()
-
-    def _finish_merger(self) -> None:
-        merger, self.merger = self.merger, None
-        self._grow(merger.cell, merger.survivor)
-
     # -- bonuses and the two-player market ---------------------------------------
 
     def _market_draw(self, chain: int) -> int | None:
@@ -602,7 +465,7 @@ class Game:
         wanted: dict[int, int] = {}
         for name, count in action.shares.items():
             chain = self.rules.chain_index(name)
-            _check_count(count, name)
+            check_count(count, name)
             wanted[chain] = wanted.get(chain, 0) + count
         total = sum(wanted.values())
         if total > self.rules.buy_limit:
@@ -686,7 +549,8 @@ class Game:
             for seat, rank in self.standings])
 
     _HANDLERS = {
-        act.Place: _place, act.Found: _found, act.Survivor: _choose_survivor,
-        act.NextDefunct: _choose_next_defunct, act.Market: _market, act.Dispose: _dispose,
-        act.Buy: _buy, act.Dead: _dead, act.NoTile: _no_tile, act.End: _end,
+        act.Place: _place, act.Found: _found, act.Survivor: MergerFlow._choose_survivor,
+        act.NextDefunct: MergerFlow._choose_next_defunct, act.Market: _market,
+        act.Dispose: MergerFlow._dispose, act.Buy: _buy, act.Dead: _dead, act.NoTile: _no_tile,
+        act.End: _end,
     }
