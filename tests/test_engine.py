@@ -306,3 +306,21 @@ def test_a_fault_part_way_through_an_action_leaves_the_game_as_it_was(monkeypatc
     assert faults and state_json(g) == before
     g.push(Place(tile="1C"))                      # the rebuilt board works normally
     assert state_json(g)["chains"]["Tower"]["size"] == 3
+
+
+def test_the_script_comes_back_canonical_with_every_player_named():
+    g = game(start_tiles={"Ann": "a-1", "Bob": "5e", "Cy": "I12"})
+    g.push(Place(tile="b1"))
+    g.push(Found(chain="tower"))
+    g.push(Buy(shares={"TOWER": 1, "tower": 1, "Luxor": 0}))
+    script = g.script()
+    assert script[0] == {"setup": {"rules": "acquire", "players": ["Ann", "Bob", "Cy"],
+                                   "start_tiles": {"Ann": "1A", "Bob": "5E", "Cy": "12I"}}}
+    assert script[1:] == [{"do": "place", "player": "Ann", "tile": "1B"},
+                          {"do": "found", "player": "Ann", "chain": "Tower"},
+                          {"do": "buy", "player": "Ann", "shares": {"Tower": 2}}]
+    import json
+
+    from tabletop import replay
+    again = replay([json.dumps(line) for line in script])
+    assert again.errors == [] and state_json(again.game) == state_json(g)
