@@ -234,14 +234,15 @@ class Game(MergerFlow):
 
     def push(self, action: act.Action) -> list[dict[str, Any]]:
         """Play ``action``; return the events it caused. IllegalAction leaves the game untouched."""
-        if isinstance(action, act.Undo):
-            return self.undo(action.player)
-        handler = self._HANDLERS.get(type(action))
+        kind = type(action)
+        handler = self._HANDLERS.get(kind)
         if handler is None:
+            if kind is act.Undo:
+                return self.undo(action.player)
             raise IllegalAction(f"{action!r} is not an action")
         if self.pending is None:
             raise IllegalAction("the game is over")
-        actor = self.current if isinstance(action, act.End) else self.pending.player
+        actor = self.current if kind is act.End else self.pending.player
         self._events = []
         try:
             handler(self, action)

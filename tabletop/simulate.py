@@ -35,7 +35,9 @@ def random_action(game: Game, rng: random.Random) -> act.Action:
     pending = game.pending
     kind, seat = pending.kind, pending.player
     chains = game.rules.chains
-    if kind in ("place", "buy") and not game.end_declared and game.end_allowed():
+    # Nothing changes between one player's buy and the next player's turn, so
+    # checking at the buy declares the end as soon as it is allowed.
+    if kind == "buy" and game.end_allowed():
         return act.End()
     if kind == "place":
         labels, hand = game.geometry.labels, game.hands[seat]
