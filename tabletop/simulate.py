@@ -78,23 +78,20 @@ def _random_disposal(game: Game, rng: random.Random) -> act.Dispose:
 
 
 def _random_purchase(game: Game, rng: random.Random) -> dict[str, int]:
-    wanted = _below(rng, game.rules.buy_limit + 1)
-    if not wanted:
+    """Up to the limit, each share of a random active chain while the player can pay."""
+    wanted, active = _below(rng, game.rules.buy_limit + 1), game.board.active()
+    if not wanted or not active:
         return {}
     cash, chains = game.cash[game.pending.player], game.rules.chains
-    on_sale = [[c, game.price(c), game.bank[c]] for c, size in enumerate(game.board.sizes)
-               if size and game.bank[c]]
-    shares: dict[str, int] = {}
+    bought: dict[int, int] = {}
     for _ in range(wanted):
-        affordable = [offer for offer in on_sale if offer[2] and offer[1] <= cash]
-        if not affordable:
+        chain = _pick(rng, active)
+        price = game.price(chain)
+        if price > cash or bought.get(chain, 0) >= game.bank[chain]:
             break
-        offer = _pick(rng, affordable)
-        offer[2] -= 1
-        cash -= offer[1]
-        name = chains[offer[0]].name
-        shares[name] = shares.get(name, 0) + 1
-    return shares
+        cash -= price
+        bought[chain] = bought.get(chain, 0) + 1
+    return {chains[chain].name: count for chain, count in bought.items()}
 
 
 def play_random_game(rules: RuleSet | str, players: Sequence[str], seed: int,
