@@ -140,7 +140,7 @@ class RuleSet:
             if index is not None:
                 return index
         known = ", ".join(chain.name for chain in self.chains)
-        raise IllegalAction(f"{name!r} is not a chain in {self.title} ({known})")
+        raise IllegalAction(f"there is no chain called {name!r} (chains: {known})")
 
     def price(self, chain: int, size: int) -> int:
         """Share price of chain ``chain`` at ``size`` tiles (0 below the first bracket)."""
