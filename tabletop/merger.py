@@ -44,10 +44,14 @@ class MergerFlow:
         largest = max(self.board.sizes[c] for c in chains)
         tied = tuple(c for c in chains if self.board.sizes[c] == largest)
         self.merger = Merger(cell, chains)
+        self._ask_if_tied("survivor", tied, self._set_survivor)
+
+    def _ask_if_tied(self, kind: str, tied: tuple[int, ...], then) -> None:
+        """Go on with the only chain, or wait for the mergemaker to pick among tied ones."""
         if len(tied) > 1:
-            self.pending = Pending("survivor", self.current, tied)
+            self.pending = Pending(kind, self.current, tied)
         else:
-            self._set_survivor(tied[0])
+            then(tied[0])
 
     def _choose_survivor(self, action: act.Survivor) -> None:
         self._set_survivor(self._chosen(action, "survivor", "cannot survive"))
@@ -69,10 +73,7 @@ class MergerFlow:
         sizes = [self.board.sizes[c] for c in merger.defuncts_left]
         pick = max(sizes) if self.options["defunct_order"] == "largest_first" else min(sizes)
         tied = tuple(c for c in merger.defuncts_left if self.board.sizes[c] == pick)
-        if len(tied) > 1:
-            self.pending = Pending("next_defunct", self.current, tied)
-        else:
-            self._resolve(tied[0])
+        self._ask_if_tied("next_defunct", tied, self._resolve)
 
     def _choose_next_defunct(self, action: act.NextDefunct) -> None:
         self._resolve(self._chosen(action, "next_defunct", "cannot go next"))
