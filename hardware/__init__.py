@@ -1,0 +1,15 @@
+"""Devices beside the board: cameras, buttons and lights, serial printer and panel.
+
+Shaped like gpiozero: one interface per kind of device and interchangeable
+backends (Pi device, USB device, file, simulator, mock) chosen by a source
+string, configuration or environment. Nothing here imports the rest of
+tabletop: the composition root (``tabletop/cli.py``) joins the parts.
+
+A device fault (a camera unplugged, a printer out of paper, noise on a serial
+line) never raises into the game: the device reports a :class:`Status` the
+screen can show, and keeps trying.
+"""
+
+from hardware.status import Status
+
+__all__ = ["Status"]
