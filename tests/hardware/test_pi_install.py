@@ -1,0 +1,100 @@
+"""The Raspberry Pi install files: the script's steps, the unit, the udev rule, power-off."""
+
+from __future__ import annotations
+
+import configparser
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from hardware.power import safe_shutdown
+
+PI = Path(__file__).resolve().parents[2] / "hardware" / "pi"
+
+
+def dry_run() -> str:
+    env = {**os.environ, "DRY_RUN": "1", "PREFIX": "/opt/tt", "SERVICE_USER": "tabletop"}
+    done = subprocess.run(["bash", str(PI / "install-pi.sh")], capture_output=True, text=True,
+                          env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_install_script_is_valid_bash():
+    assert subprocess.run(["bash", "-n", str(PI / "install-pi.sh")]).returncode == 0
+
+
+def test_install_puts_picamera2_inside_a_venv_that_sees_the_system_packages():
+    steps = dry_run()
+    assert "python3-picamera2" in steps
+    assert "python3 -m venv --system-site-packages /opt/tt/venv" in steps
+    order = [steps.index(s) for s in ("apt-get install", "venv --system-site-packages",
+                                      "pip install --constraint", "systemctl enable --now")]
+    assert order == sorted(order)
+
+
+def test_install_holds_numpy_at_the_systems_version_for_the_opencv_wheel():
+    import numpy
+    steps = dry_run()
+    assert f"numpy=={numpy.__version__}" in steps
+    assert "--constraint /opt/tt/constraints.txt" in steps
+    assert "[hardware,ui]" in steps
+
+
+def test_install_refuses_to_run_without_root_unless_dry():
+    if os.geteuid() == 0:
+        return  # CI runs as root; the refusal is for a user who forgot sudo
+    done = subprocess.run(["bash", str(PI / "install-pi.sh")], capture_output=True, text=True)
+    assert done.returncode == 1 and "sudo" in done.stderr
+
+
+def test_service_starts_the_app_at_boot_and_restarts_it_on_failure():
+    unit = configparser.ConfigParser(strict=False, interpolation=None)
+    unit.optionxform = str
+    unit.read(PI / "tabletop.service")
+    service = unit["Service"]
+    assert service["ExecStart"] == "@PREFIX@/venv/bin/tabletop run"
+    assert service["Restart"] == "on-failure"
+    assert "gpio" in service["SupplementaryGroups"] and "dialout" in service["SupplementaryGroups"]
+    assert unit["Install"]["WantedBy"] == "graphical.target"
+
+
+def test_udev_rules_cover_the_printer_the_panel_and_gpio():
+    lines = [line for line in (PI / "99-tabletop.rules").read_text().splitlines()
+             if line.strip() and not line.startswith("#")]
+    for line in lines:
+        for pair in line.split(", "):
+            assert "==" in pair or "=" in pair or "+=" in pair, line
+    text = "\n".join(lines)
+    assert 'SYMLINK+="tabletop-printer"' in text and 'SYMLINK+="tabletop-panel"' in text
+    assert 'KERNEL=="gpiochip[0-9]*", GROUP="gpio"' in text
+
+
+def test_shutdown_closes_the_game_before_the_power_goes(tmp_path):
+    journal = tmp_path / "journal-closed"
+    powered_off = tmp_path / "powered-off"
+    # The "power-off" only happens if the journal was closed before it ran.
+    power_off = (f"import pathlib, sys\n"
+                 f"if not pathlib.Path({str(journal)!r}).exists(): sys.exit(3)\n"
+                 f"pathlib.Path({str(powered_off)!r}).touch()\n")
+    status = safe_shutdown(lambda: journal.write_text("closed"),
+                           command=[sys.executable, "-c", power_off])
+    assert status.ok, status.message
+    assert powered_off.exists()
+
+
+def test_shutdown_keeps_the_power_on_when_closing_fails(tmp_path):
+    powered_off = tmp_path / "powered-off"
+
+    def fail():
+        raise OSError("disk full")
+
+    status = safe_shutdown(fail, command=["touch", str(powered_off)])
+    assert not status.ok and "disk full" in status.message
+    assert not powered_off.exists()
+
+
+def test_shutdown_reports_a_refused_power_off():
+    status = safe_shutdown(lambda: None, command=["false"])
+    assert status.state == "fault" and "power-off failed" in status.message
