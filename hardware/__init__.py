@@ -10,6 +10,10 @@ line) never raises into the game: the device reports a :class:`Status` the
 screen can show, and keeps trying.
 """
 
-from hardware.status import Status
+from hardware.status import FAULT, READY, WAITING, Status
 
-__all__ = ["Status"]
+__all__ = ["FAULT", "READY", "Status", "WAITING"]
+
+# Device modules import OpenCV, gpiozero or pyserial: import the one you need,
+# e.g. ``from hardware.camera import open_camera``, ``from hardware.controls import
+# open_controls``, ``from hardware.printer import ReceiptPrinter``.

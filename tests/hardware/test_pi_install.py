@@ -98,3 +98,12 @@ def test_shutdown_keeps_the_power_on_when_closing_fails(tmp_path):
 def test_shutdown_reports_a_refused_power_off():
     status = safe_shutdown(lambda: None, command=["false"])
     assert status.state == "fault" and "power-off failed" in status.message
+
+
+def test_wiring_table_matches_the_default_pins():
+    from hardware.controls import CONFIRM, DEFAULT_PINS, NEXT, UNDO
+    wiring = (PI / "WIRING.md").read_text()
+    for part, key in (("CONFIRM button", CONFIRM), ("UNDO button", UNDO), ("NEXT button", NEXT),
+                      ("status LED", "LED"), ("buzzer (optional)", "BUZZER")):
+        row = next(line for line in wiring.splitlines() if line.startswith(f"| {part} |"))
+        assert f"| GPIO{DEFAULT_PINS[key]} |" in row, row

@@ -1,0 +1,390 @@
+"""Camera sources against real OpenCV files, a fake picamera2 and fake captures."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import threading
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from hardware import camera as cam
+from hardware.camera import Frame, open_camera
+from hardware.status import FAULT, READY, WAITING
+
+HERE = Path(__file__).parent
+
+
+def load_fake_picamera2():
+    spec = importlib.util.spec_from_file_location("fake_picamera2", HERE / "fake_picamera2.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class FakeClock:
+    def __init__(self, now: float = 100.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def level(i: int) -> int:
+    return 30 + 20 * i
+
+
+def decode(frame: Frame) -> int:
+    return round((float(frame.image.mean()) - 30) / 20)
+
+
+@pytest.fixture
+def video(tmp_path: Path) -> Path:
+    path = tmp_path / "game.avi"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), 10, (64, 48))
+    assert writer.isOpened()
+    for i in range(10):
+        writer.write(np.full((48, 64, 3), level(i), np.uint8))
+    writer.release()
+    return path
+
+
+def drain(camera, limit: int = 100) -> list[Frame]:
+    frames = []
+    for _ in range(limit):
+        frame = camera.read()
+        if frame is None:
+            break
+        frames.append(frame)
+    return frames
+
+
+# -- file: -------------------------------------------------------------------
+def test_file_reads_every_frame_in_order_then_end_of_file(video):
+    with open_camera(f"file:{video}") as camera:
+        frames = drain(camera)
+        assert [decode(f) for f in frames] == list(range(10))
+        assert [f.index for f in frames] == list(range(10))
+        assert [f.timestamp for f in frames] == pytest.approx([i / 10 for i in range(10)])
+        assert frames[0].image.dtype == np.uint8 and frames[0].image.shape == (48, 64, 3)
+        assert camera.read() is None
+        assert camera.status.state == WAITING and "end of file" in camera.status.message
+        assert camera.ended
+
+
+def test_file_fps_option_sets_the_timebase(video):
+    with open_camera(f"file:{video}", fps=None) as camera:
+        assert camera.read().timestamp == 0.0
+    clock = FakeClock()
+    with cam.FileCamera(f"file:{video}", fps=4, clock=clock) as camera:
+        clock.now += 0.5  # pacing starts at the first read
+        assert camera.read().timestamp == 0.0
+        clock.now += 0.25
+        frame = camera.read()
+        assert (decode(frame), frame.timestamp) == (1, 0.25)
+
+
+def test_file_pacing_returns_only_the_latest_due_frame(video):
+    clock = FakeClock()
+    with open_camera(f"file:{video}", fps=10, clock=clock) as camera:
+        first = camera.read()
+        assert decode(first) == 0 and first.index == 0
+        assert camera.read() is None  # frame 1 is not due yet
+        clock.now += 0.35  # frames 1, 2, 3 are due: only 3 is returned
+        late = camera.read()
+        assert (decode(late), late.index) == (3, 1)
+        assert late.timestamp == pytest.approx(0.3)
+        assert camera.read() is None
+        clock.now += 0.1
+        assert decode(camera.read()) == 4
+        clock.now += 10
+        assert camera.read() is None
+        assert "end of file" in camera.status.message
+
+
+def test_missing_file_is_a_fault_not_an_exception(tmp_path):
+    clock = FakeClock()
+    camera = open_camera(f"file:{tmp_path / 'missing.avi'}", clock=clock, retry_interval=5)
+    camera.open()
+    assert camera.read() is None
+    assert camera.status.state == FAULT
+    assert "missing.avi" in camera.status.message and "retrying" in camera.status.message
+    camera.close()
+
+
+def test_missing_file_is_retried_and_found(tmp_path, video):
+    clock = FakeClock()
+    target = tmp_path / "later.avi"
+    camera = open_camera(f"file:{target}", clock=clock, retry_interval=5)
+    assert camera.read() is None and camera.status.state == FAULT
+    video.rename(target)
+    clock.now += 1
+    assert camera.read() is None  # too soon to retry
+    clock.now += 5
+    assert decode(camera.read()) == 0 and camera.status.state == READY
+    camera.close()
+
+
+# -- dir: --------------------------------------------------------------------
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    for i in range(5):
+        assert cv2.imwrite(str(frames / f"{i:04d}.png"), np.full((12, 16, 3), level(i), np.uint8))
+    (frames / "0002.png").write_bytes(b"not a png")  # corrupt
+    (frames / "notes.txt").write_text("ignored")
+    return frames
+
+
+def test_dir_reads_sorted_images_and_skips_a_corrupt_one(folder):
+    with open_camera(f"dir:{folder}") as camera:
+        statuses, frames = [], []
+        for frame in iter(camera.read, None):
+            frames.append(frame)
+            statuses.append(camera.status)
+        assert [decode(f) for f in frames] == [0, 1, 3, 4]
+        assert [f.index for f in frames] == [0, 1, 2, 3]
+        assert [f.timestamp for f in frames] == pytest.approx([0.0, 0.1, 0.3, 0.4])
+        assert statuses[2].state == WAITING and "0002.png" in statuses[2].message
+        assert statuses[3].state == READY
+        assert "end of folder" in camera.status.message and camera.ended
+
+
+def test_dir_pacing_skips_late_images(folder):
+    clock = FakeClock()
+    with open_camera(f"dir:{folder}", fps=2, clock=clock) as camera:
+        assert decode(camera.read()) == 0
+        clock.now += 1.6  # images 1-3 are due; 3 is the latest
+        frame = camera.read()
+        assert (decode(frame), frame.index, frame.timestamp) == (3, 1, 1.5)
+        assert camera.read() is None
+
+
+def test_missing_folder_is_a_fault(tmp_path):
+    with open_camera(f"dir:{tmp_path / 'nowhere'}") as camera:
+        assert camera.read() is None
+        assert camera.status.state == FAULT and "no such folder" in camera.status.message
+
+
+# -- registry ------------------------------------------------------------------
+def test_unknown_source_lists_the_known_ones():
+    with pytest.raises(ValueError, match="unknown camera source 'webcam:1'.*dir:.*file:.*usb:"):
+        open_camera("webcam:1")
+
+
+def test_default_source_comes_from_the_environment(monkeypatch, folder):
+    monkeypatch.setenv("TABLETOP_CAMERA", f"dir:{folder}")
+    camera = open_camera()
+    assert isinstance(camera, cam.FolderCamera) and camera.source == f"dir:{folder}"
+
+
+def test_a_new_source_can_be_registered(monkeypatch):
+    class Still(cam.Camera):
+        def _fetch(self):
+            return np.full((4, 4, 3), 200, np.uint8), self.clock()
+
+    monkeypatch.setitem(cam.SOURCES, "sim", Still)
+    with open_camera("sim:table", clock=FakeClock()) as camera:
+        assert camera.read().image.mean() == 200 and camera.status.state == READY
+
+
+# -- picamera2 ---------------------------------------------------------------
+@pytest.fixture
+def fake_picamera2(monkeypatch):
+    fake = load_fake_picamera2()
+    monkeypatch.setitem(sys.modules, "picamera2", fake)
+    return fake
+
+
+def test_picamera2_configures_fixes_exposure_and_returns_bgr(fake_picamera2):
+    with open_camera("picamera2", size=(64, 48), lores_size=(16, 12), warmup_frames=3,
+                     clock=FakeClock()) as camera:
+        frame = camera.read()
+        device = fake_picamera2.instances[-1]
+        names = [name for name, _ in device.calls]
+        assert names[:3] == ["create_video_configuration", "configure", "start"]
+        assert device.calls[0][1] == {"main": {"size": (64, 48), "format": "RGB888"},
+                                      "lores": {"size": (16, 12), "format": "YUV420"}}
+        assert names[3:7] == ["capture_metadata"] * 3 + ["set_controls"]
+        assert device.calls[6][1] == {"AeEnable": False, "AwbEnable": False,
+                                      "ExposureTime": 12000, "AnalogueGain": 2.0,
+                                      "ColourGains": (1.9, 1.5)}
+        assert frame.image.shape == (48, 64, 3) and frame.image.dtype == np.uint8
+        assert tuple(frame.image[0, 0]) == fake_picamera2.RED_BGR  # no channel swap
+        assert camera.status.state == READY and camera.motion() is None
+        camera.read()
+        assert camera.motion() == pytest.approx(3.0)
+    assert names_of(device)[-2:] == ["stop", "close"]
+
+
+def names_of(device) -> list[str]:
+    return [name for name, _ in device.calls]
+
+
+def test_picamera2_missing_is_a_fault(monkeypatch):
+    monkeypatch.setitem(sys.modules, "picamera2", None)  # import raises ImportError
+    with open_camera("picamera2") as camera:
+        assert camera.read() is None
+        assert camera.status.state == FAULT
+        assert "picamera2 is not installed (it needs a Raspberry Pi with libcamera)" \
+            in camera.status.message
+
+
+def test_picamera2_capture_failure_reopens(fake_picamera2, monkeypatch):
+    clock = FakeClock()
+    camera = open_camera("picamera2", size=(64, 48), lores_size=(16, 12),
+                         warmup_frames=1, clock=clock, retry_interval=1)
+    assert camera.read() is not None
+    broken = fake_picamera2.instances[-1]
+    monkeypatch.setattr(broken, "capture_array", lambda name="main": 1 / 0)
+    assert camera.read() is None and camera.status.state == FAULT
+    assert names_of(broken)[-2:] == ["stop", "close"]
+    clock.now += 1
+    assert camera.read() is not None and camera.status.state == READY
+    assert len(fake_picamera2.instances) == 2
+    camera.close()
+
+
+# -- usb: ----------------------------------------------------------------------
+def test_usb_nonexistent_device_is_a_fault_retried_on_a_timer():
+    clock = FakeClock()
+    opened = []
+
+    def factory(target):
+        opened.append(target)
+        return cv2.VideoCapture(target)
+
+    camera = open_camera("usb:/nonexistent", clock=clock, retry_interval=3,
+                         capture_factory=factory)
+    with camera:
+        assert camera.read() is None
+        assert camera.status.state == FAULT and "usb:/nonexistent" in camera.status.message
+        assert "retrying" in camera.status.message
+        clock.now += 1
+        assert camera.read() is None and len(opened) == 1
+        clock.now += 2
+        assert camera.read() is None and len(opened) == 2
+    assert opened == ["/nonexistent", "/nonexistent"]
+
+
+class FakeCapture:
+    """Delivers ``frames`` distinct images, then fails as if unplugged."""
+
+    def __init__(self, frames: int | None, opened: bool = True) -> None:
+        self.frames, self.opened, self.count = frames, opened, 0
+        self.props: dict[int, float] = {}
+        self.released = threading.Event()
+
+    def isOpened(self) -> bool:
+        return self.opened
+
+    def set(self, prop: int, value: float) -> bool:
+        self.props[prop] = value
+        return True
+
+    def read(self):
+        time.sleep(0.002)
+        if self.frames is not None and self.count >= self.frames:
+            return False, None
+        self.count += 1
+        return True, np.full((8, 8, 3), 50 + self.count % 150, np.uint8)
+
+    def release(self) -> None:
+        self.released.set()
+
+
+def wait_for(condition, timeout: float = 5.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        result = condition()
+        if result:
+            return result
+        time.sleep(0.005)
+    raise AssertionError("timed out")
+
+
+def test_usb_sets_size_and_buffer_and_returns_only_the_latest():
+    capture = FakeCapture(frames=None)
+    with open_camera("usb:0", size=(640, 480), capture_factory=lambda t: capture) as camera:
+        assert capture.props == {cv2.CAP_PROP_FRAME_WIDTH: 640, cv2.CAP_PROP_FRAME_HEIGHT: 480,
+                                 cv2.CAP_PROP_BUFFERSIZE: 1}
+        assert camera.target == 0
+        wait_for(lambda: capture.count >= 5)
+        frame = wait_for(camera.read)
+        assert frame.index == 0 and frame.image.mean() > 50 + 3  # not the first grabbed
+        thread = camera._thread
+        assert thread.daemon and thread.is_alive()
+    assert not thread.is_alive() and capture.released.is_set()
+
+
+def test_usb_unplug_then_replug_goes_fault_then_ready():
+    clock = FakeClock()
+    plan = [FakeCapture(frames=3), FakeCapture(frames=None, opened=False),
+            FakeCapture(frames=None)]
+    captures = iter(plan)
+    camera = open_camera("usb:/dev/v4l/by-id/cam", clock=clock, retry_interval=2,
+                         capture_factory=lambda target: next(captures))
+    with camera:
+        assert camera.target == "/dev/v4l/by-id/cam"
+        assert wait_for(camera.read).index == 0
+        wait_for(lambda: camera.read() is None and camera.status.state == FAULT)
+        assert camera.status.message == "camera usb:/dev/v4l/by-id/cam unplugged; retrying"
+        assert plan[0].released.is_set()
+        clock.now += 2
+        assert camera.read() is None and camera.status.state == FAULT  # still unplugged
+        clock.now += 2
+        frame = wait_for(camera.read)
+        assert camera.status.state == READY and frame.index >= 1
+
+
+# -- black and frozen frames ---------------------------------------------------
+def test_black_frames_are_returned_and_reported(tmp_path):
+    frames = tmp_path / "dark"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "a.png"), np.full((8, 8, 3), 3, np.uint8))
+    cv2.imwrite(str(frames / "b.png"), np.full((8, 8, 3), 90, np.uint8))
+    with open_camera(f"dir:{frames}") as camera:
+        assert camera.read() is not None
+        assert camera.status.state == WAITING and "black" in camera.status.message
+        assert camera.read() is not None and camera.status.state == READY
+
+
+def test_frozen_frames_are_returned_and_reported(tmp_path):
+    frames = tmp_path / "still"
+    frames.mkdir()
+    for i in range(5):
+        cv2.imwrite(str(frames / f"{i}.png"), np.full((8, 8, 3), 90, np.uint8))
+    cv2.imwrite(str(frames / "5.png"), np.full((8, 8, 3), 91, np.uint8))
+    with open_camera(f"dir:{frames}", frozen_frames=3) as camera:
+        states = [camera.read() is not None and camera.status.state for _ in range(6)]
+        assert states == [READY, READY, READY, WAITING, WAITING, READY]
+    with open_camera(f"dir:{frames}") as camera:  # recordings do not check by default
+        assert [camera.read() is not None and camera.status.state for _ in range(6)] \
+            == [READY] * 6
+
+
+def test_frozen_message(tmp_path, fake_picamera2, monkeypatch):
+    monkeypatch.setattr(fake_picamera2.Picamera2, "capture_array",
+                        lambda self, name="main": np.full((12, 16, 3), 80, np.uint8)
+                        if name == "main" else np.zeros((18, 16), np.uint8))
+    with open_camera("picamera2", lores_size=(16, 12), warmup_frames=1,
+                     clock=FakeClock()) as camera:
+        for _ in range(11):
+            assert camera.read() is not None
+        assert camera.status.state == WAITING and "frozen" in camera.status.message
+        assert camera.motion() == 0.0
+
+
+def test_read_never_raises_from_a_broken_backend():
+    class Broken(cam.Camera):
+        def _fetch(self):
+            raise OSError("bus error")
+
+    camera = Broken("sim:broken", clock=FakeClock())
+    assert camera.read() is None
+    assert camera.status == cam.Status(FAULT, "camera sim:broken failed (bus error); retrying")

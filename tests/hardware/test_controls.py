@@ -1,0 +1,535 @@
+"""Buttons, light and buzzer: gpiozero MockFactory pins, a real pty, the mock backend."""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+import termios
+import threading
+import time
+from collections.abc import Callable
+
+import pytest
+
+gpiozero = pytest.importorskip("gpiozero")
+from gpiozero import Device
+from gpiozero.pins.mock import MockFactory
+
+from hardware import controls as ctl
+from hardware.controls import (
+    CONFIRM,
+    DEFAULT_PINS,
+    LONG_PRESS,
+    NEXT,
+    PRESS,
+    UNDO,
+    ButtonEvent,
+    ControlsUnavailable,
+    GpioControls,
+    KeyboardControls,
+    MockControls,
+    open_controls,
+)
+from hardware.status import FAULT, READY, WAITING, Status
+
+TIMEOUT = 3.0
+
+
+def wait_for(predicate: Callable[[], bool], timeout: float = TIMEOUT) -> bool:
+    """Poll ``predicate`` until true or ``timeout``; returns its last value."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.005)
+    return bool(predicate())
+
+
+def drain(controls, quiet: float = 0.15) -> list[ButtonEvent]:
+    """Every event until none comes for ``quiet`` seconds."""
+    events = []
+    while (event := controls.events(timeout=quiet)) is not None:
+        events.append(event)
+    return events
+
+
+@pytest.fixture
+def factory():
+    previous = Device.pin_factory
+    Device.pin_factory = MockFactory()
+    yield Device.pin_factory
+    Device.pin_factory.reset()
+    Device.pin_factory = previous
+
+
+@pytest.fixture
+def gpio(factory):
+    opened = []
+
+    def make(**options):
+        options.setdefault("hold_time", 5.0)
+        options.setdefault("bounce_time", 0)
+        controls = open_controls("gpio", **options)
+        opened.append(controls)
+        return controls
+
+    yield make
+    for controls in opened:
+        controls.close()
+
+
+def pin(factory, role: str, pins: dict | None = None):
+    return factory.pin((pins or DEFAULT_PINS)[role])
+
+
+def tap(factory, controls, role: str, pins: dict | None = None) -> None:
+    """Press and release, waiting until the press has been taken (debounced)."""
+    line = pin(factory, role, pins)
+    line.drive_low()
+    assert wait_for(lambda: controls.is_pressed(role))
+    line.drive_high()
+
+
+# -- gpio: buttons ----------------------------------------------------------
+
+
+def test_gpio_press_gives_press_event(factory, gpio):
+    controls = gpio()
+    assert isinstance(controls, GpioControls)
+    tap(factory, controls, CONFIRM)
+    event = controls.events(timeout=TIMEOUT)
+    assert (event.button, event.kind) == (CONFIRM, PRESS)
+    assert isinstance(event.time, float)
+    assert controls.events(timeout=0.05) is None
+
+
+def test_gpio_each_button_and_get_event(factory, gpio):
+    controls = gpio()
+    for role in (UNDO, NEXT, CONFIRM):
+        tap(factory, controls, role)
+        assert controls.get_event(timeout=TIMEOUT).button == role
+
+
+def test_gpio_buttons_are_pulled_up(factory, gpio):
+    controls = gpio()
+    assert pin(factory, CONFIRM).state is True  # idle high
+    assert controls.buttons[CONFIRM].is_pressed is False
+    pin(factory, CONFIRM).drive_low()
+    assert controls.buttons[CONFIRM].is_pressed is True
+    pin(factory, CONFIRM).drive_high()
+    assert controls.buttons[CONFIRM].is_pressed is False
+
+
+def test_gpio_bounce_gives_one_press(factory, gpio):
+    controls = gpio(bounce_time=0.05, hold_time=5.0)
+    line = pin(factory, NEXT)
+    for _ in range(5):  # contact chatter, well within bounce_time
+        line.drive_low()
+        line.drive_high()
+    line.drive_low()
+    assert wait_for(lambda: controls.is_pressed(NEXT))
+    for _ in range(3):  # chatter on release
+        line.drive_high()
+        line.drive_low()
+    line.drive_high()
+    assert wait_for(lambda: not controls.is_pressed(NEXT))
+    events = drain(controls)
+    assert [(e.button, e.kind) for e in events] == [(NEXT, PRESS)]
+
+
+def test_gpio_glitch_shorter_than_bounce_is_ignored(factory, gpio):
+    controls = gpio(bounce_time=0.05)
+    line = pin(factory, UNDO)
+    line.drive_low()
+    line.drive_high()
+    assert drain(controls, quiet=0.2) == []
+
+
+def test_gpio_long_press_once_and_no_press_on_release(factory, gpio):
+    controls = gpio(hold_time=0.05, bounce_time=0.005)
+    line = pin(factory, UNDO)
+    line.drive_low()
+    event = controls.events(timeout=TIMEOUT)
+    assert (event.button, event.kind) == (UNDO, LONG_PRESS)
+    assert controls.events(timeout=0.15) is None  # held on: still only one
+    line.drive_high()
+    assert wait_for(lambda: not controls.is_pressed(UNDO))
+    assert drain(controls) == []
+
+
+def test_gpio_long_press_agrees_with_gpiozero_is_held(factory, gpio):
+    controls = gpio(hold_time=0.05, bounce_time=0)
+    pin(factory, CONFIRM).drive_low()
+    assert controls.events(timeout=TIMEOUT).kind == LONG_PRESS
+    assert wait_for(lambda: controls.buttons[CONFIRM].is_held)
+    pin(factory, CONFIRM).drive_high()
+
+
+def test_gpio_short_press_with_hold_time_set_is_press(factory, gpio):
+    controls = gpio(hold_time=1.0, bounce_time=0.005)
+    tap(factory, controls, CONFIRM)
+    assert [(e.button, e.kind) for e in drain(controls)] == [(CONFIRM, PRESS)]
+
+
+def test_gpio_on_event_callback(factory, gpio):
+    seen: list[ButtonEvent] = []
+    controls = gpio(on_event=seen.append)
+    tap(factory, controls, NEXT)
+    assert wait_for(lambda: len(seen) == 1)
+    assert seen[0].button == NEXT
+    assert controls.events(timeout=TIMEOUT) == seen[0]  # queue gets it too
+
+
+def test_gpio_failing_callback_does_not_stop_events(factory, gpio):
+    def broken(event):
+        raise RuntimeError("boom")
+
+    controls = gpio(on_event=broken)
+    tap(factory, controls, NEXT)
+    assert controls.events(timeout=TIMEOUT).button == NEXT
+    tap(factory, controls, UNDO)
+    assert controls.events(timeout=TIMEOUT).button == UNDO
+
+
+def test_gpio_configurable_pins(factory, gpio):
+    pins = {"confirm": 5, "UNDO": 6, "NEXT": 13, "LED": 19, "BUZZER": None}
+    controls = gpio(pins=pins)
+    wanted = {CONFIRM: 5, UNDO: 6, NEXT: 13, "LED": 19, "BUZZER": None}
+    assert controls.pins == wanted
+    assert controls.buzzer is None
+    tap(factory, controls, CONFIRM, wanted)
+    assert controls.events(timeout=TIMEOUT).button == CONFIRM
+    controls.show("ready")
+    assert factory.pin(19).state is True
+    assert factory.pin(DEFAULT_PINS["LED"]).function == "input"  # default pin untouched
+
+
+def test_gpio_bad_pin_roles_refused(factory):
+    with pytest.raises(ValueError, match="unknown pin role"):
+        open_controls("gpio", pins={"SELECT": 4})
+    with pytest.raises(ValueError, match="needs a pin"):
+        open_controls("gpio", pins={"NEXT": None})
+
+
+# -- gpio: light and buzzer -------------------------------------------------
+
+
+def test_gpio_light_ready_is_steady_on(factory, gpio):
+    controls = gpio()
+    led_pin = pin(factory, "LED")
+    controls.show("ready")
+    assert led_pin.state is True and controls.led.is_lit
+    time.sleep(0.05)
+    assert led_pin.state is True
+    assert controls.light == "ready"
+
+
+def test_gpio_light_off(factory, gpio):
+    controls = gpio()
+    controls.show("ready")
+    controls.show("off")
+    assert pin(factory, "LED").state is False
+    assert not controls.led.is_lit
+
+
+@pytest.mark.parametrize("state, min_toggles", [("waiting", 3), ("fault", 6)])
+def test_gpio_light_blinks(factory, gpio, state, min_toggles):
+    controls = gpio()
+    led_pin = pin(factory, "LED")
+    led_pin.clear_states()
+    controls.show(state)
+    assert wait_for(lambda: len(led_pin.states) > min_toggles, timeout=5)
+    values = [s.state for s in led_pin.states[1:]]
+    assert True in values and False in values
+    controls.show("ready")  # stops blinking, steady on
+    assert led_pin.state is True
+    count = len(led_pin.states)
+    time.sleep(0.25)
+    assert len(led_pin.states) == count
+
+
+def test_gpio_fault_blinks_faster_than_waiting(factory, gpio):
+    controls = gpio()
+    led_pin = pin(factory, "LED")
+    rates = {}
+    for state in ("waiting", "fault"):
+        led_pin.clear_states()
+        controls.show(state)
+        assert wait_for(lambda: len(led_pin.states) >= 4, timeout=5)
+        gaps = [s.timestamp for s in led_pin.states[2:4]]
+        rates[state] = sum(gaps) / len(gaps)
+    assert rates["fault"] < rates["waiting"]
+
+
+def test_gpio_unknown_light_state_refused(gpio):
+    with pytest.raises(ValueError, match="unknown light state"):
+        gpio().show("party")
+
+
+def test_gpio_beep_tile_seen_is_one_short_beep(factory, gpio):
+    controls = gpio()
+    buzz = pin(factory, "BUZZER")
+    buzz.clear_states()
+    controls.beep("tile_seen")
+    assert wait_for(lambda: [s.state for s in buzz.states] == [False, True, False])
+    assert buzz.states[2].timestamp < 0.5
+    assert controls.last_beep == "tile_seen"
+
+
+def test_gpio_beep_error_is_double_and_longer(factory, gpio):
+    controls = gpio()
+    buzz = pin(factory, "BUZZER")
+    buzz.clear_states()
+    controls.beep("error")
+    expected = [False, True, False, True, False]
+    assert wait_for(lambda: [s.state for s in buzz.states] == expected)
+    assert buzz.states[2].timestamp >= 0.2  # on longer than tile_seen's
+
+
+def test_gpio_no_buzzer_is_silent(factory, gpio):
+    controls = gpio(pins={"BUZZER": None})
+    controls.beep("error")  # nothing, no error
+    assert controls.buzzer is None
+    with pytest.raises(ValueError, match="unknown beep"):
+        controls.beep("fanfare")
+
+
+# -- gpio: status and life cycle ----------------------------------------------
+
+
+def test_gpio_status_ready_then_closed(factory, gpio):
+    controls = gpio()
+    assert controls.status == Status(READY, controls.status.message)
+    assert "CONFIRM=17" in controls.status.message
+    controls.close()
+    assert controls.status.state == WAITING
+    assert controls.closed
+
+
+def test_gpio_close_releases_pins(factory):
+    first = open_controls("gpio", bounce_time=0)
+    with pytest.raises(ControlsUnavailable):
+        open_controls("gpio", bounce_time=0)  # pins still held
+    first.close()
+    first.close()  # idempotent
+    with open_controls("gpio", bounce_time=0) as second:
+        tap(factory, second, NEXT)
+        assert second.events(timeout=TIMEOUT).button == NEXT
+    assert second.closed
+
+
+def test_gpio_closed_controls_ignore_presses(factory):
+    controls = open_controls("gpio", bounce_time=0)
+    controls.close()
+    pin(factory, NEXT).drive_low()
+    pin(factory, NEXT).drive_high()
+    assert controls.events(timeout=0.05) is None
+
+
+def test_gpio_close_wakes_blocked_reader(factory):
+    controls = open_controls("gpio", bounce_time=0)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(controls.events()))
+    reader.start()
+    time.sleep(0.02)
+    controls.close()
+    reader.join(TIMEOUT)
+    assert not reader.is_alive() and got == [None]
+
+
+def test_gpio_without_pins_raises_clear_error(monkeypatch):
+    from gpiozero.exc import BadPinFactory
+
+    def no_pins():
+        raise BadPinFactory("Unable to load any default pin factory!")
+
+    monkeypatch.setattr(Device, "pin_factory", None)
+    monkeypatch.setattr(Device, "ensure_pin_factory", staticmethod(no_pins))
+    with pytest.raises(ControlsUnavailable, match="no GPIO pins.*TABLETOP_CONTROLS"):
+        open_controls("gpio")
+    assert ctl.gpio_available() is False
+
+
+# -- keyboard (real pseudo-terminal) -----------------------------------------
+
+
+@pytest.fixture
+def pty():
+    master, slave = os.openpty()
+    yield master, slave
+    os.close(master)
+    os.close(slave)
+
+
+def test_keyboard_keys_on_a_pty(pty):
+    master, slave = pty
+    with open_controls("keyboard", fd=slave) as controls:
+        assert isinstance(controls, KeyboardControls)
+        for key in (b"c", b"U", b" "):
+            os.write(master, key)
+        events = [controls.events(timeout=TIMEOUT) for _ in range(3)]
+    assert [(e.button, e.kind) for e in events] == [
+        (CONFIRM, PRESS),
+        (UNDO, LONG_PRESS),
+        (NEXT, PRESS),
+    ]
+
+
+def test_keyboard_full_keymap(pty):
+    master, slave = pty
+    with open_controls("keyboard", fd=slave) as controls:
+        os.write(master, b"\ru\x7fnCN\x1b[Ax")  # arrow key and x ignored
+        events = drain(controls, quiet=0.3)
+    assert [(e.button, e.kind) for e in events] == [
+        (CONFIRM, PRESS),
+        (UNDO, PRESS),
+        (UNDO, PRESS),
+        (NEXT, PRESS),
+        (CONFIRM, LONG_PRESS),
+        (NEXT, LONG_PRESS),
+    ]
+
+
+def test_keyboard_cbreak_mode_and_restore(pty):
+    _master, slave = pty
+    before = termios.tcgetattr(slave)
+    assert before[3] & termios.ICANON
+    controls = open_controls("keyboard", fd=slave)
+    during = termios.tcgetattr(slave)
+    assert not during[3] & termios.ICANON and not during[3] & termios.ECHO
+    controls.close()
+    assert termios.tcgetattr(slave) == before
+    assert not controls._thread.is_alive()
+
+
+def test_keyboard_status_line_for_light_and_beep(pty):
+    _master, slave = pty
+    out = io.StringIO()
+    with open_controls("keyboard", fd=slave, output=out) as controls:
+        controls.show("waiting")
+        controls.beep("error")
+        assert controls.status.state == READY
+        assert "light waiting" in controls.status.message
+        assert "beep error" in controls.status.message
+    text = out.getvalue()
+    assert "light waiting" in text and "\a\a" in text
+
+
+def test_keyboard_input_closed_is_a_fault():
+    reader, writer = os.pipe()
+    controls = KeyboardControls(fd=reader)
+    os.close(writer)
+    assert wait_for(lambda: controls.status.state == FAULT)
+    assert "input closed" in controls.status.message
+    controls.close()
+    os.close(reader)
+
+
+# -- mock ---------------------------------------------------------------------
+
+
+def test_mock_press_and_record():
+    seen = []
+    with open_controls("mock", on_event=seen.append) as controls:
+        assert isinstance(controls, MockControls)
+        controls.press("confirm")
+        controls.press(NEXT, long=True)
+        controls.show("fault")
+        controls.beep("tile_seen")
+        first, second = controls.events(timeout=1), controls.get_event(timeout=1)
+        assert (first.button, first.kind) == (CONFIRM, PRESS)
+        assert (second.button, second.kind) == (NEXT, LONG_PRESS)
+        assert seen == [first, second]
+        assert controls.shown == ["fault"] and controls.light == "fault"
+        assert controls.beeps == ["tile_seen"]
+        assert controls.events(timeout=0) is None
+        with pytest.raises(ValueError, match="unknown button"):
+            controls.press("SELECT")
+
+
+def test_mock_status_can_report_fault():
+    controls = MockControls()
+    assert controls.status.ok
+    controls.set_status(Status(FAULT, "buttons: cable loose"))
+    assert not controls.status.ok
+
+
+def test_mock_events_are_thread_safe():
+    controls = MockControls()
+    threads = [
+        threading.Thread(target=lambda: [controls.press(UNDO) for _ in range(200)])
+        for _ in range(4)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(drain(controls, quiet=0.05)) == 800
+
+
+# -- choosing a backend -------------------------------------------------------
+
+
+def test_unknown_backend_refused():
+    with pytest.raises(ValueError, match="unknown controls backend"):
+        open_controls("joystick")
+
+
+def test_env_var_picks_backend(monkeypatch):
+    monkeypatch.setenv("TABLETOP_CONTROLS", "mock")
+    with open_controls() as controls:
+        assert isinstance(controls, MockControls)
+
+
+def test_auto_uses_gpio_when_a_pin_factory_is_set(factory, monkeypatch):
+    monkeypatch.delenv("TABLETOP_CONTROLS", raising=False)
+    with open_controls(None, bounce_time=0, fd=99) as controls:  # fd dropped
+        assert isinstance(controls, GpioControls)
+
+
+def _no_gpio(monkeypatch):
+    monkeypatch.delenv("TABLETOP_CONTROLS", raising=False)
+    monkeypatch.setattr(ctl, "gpio_available", lambda: False)
+
+
+def test_auto_falls_back_to_mock_without_gpio_or_tty(monkeypatch):
+    _no_gpio(monkeypatch)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    with open_controls(None, pins={"LED": 4}, hold_time=0.1) as controls:
+        assert isinstance(controls, MockControls)
+
+
+def test_auto_falls_back_to_keyboard_on_a_tty(monkeypatch, pty):
+    _no_gpio(monkeypatch)
+    master, slave = pty
+    terminal = os.fdopen(os.dup(slave), "r")
+    monkeypatch.setattr(sys, "stdin", terminal)
+    try:
+        with open_controls() as controls:
+            assert isinstance(controls, KeyboardControls)
+            os.write(master, b"n")
+            assert controls.events(timeout=TIMEOUT).button == NEXT
+    finally:
+        terminal.close()
+
+
+def test_auto_without_pins_on_this_machine_never_raises(monkeypatch):
+    from gpiozero.exc import BadPinFactory
+
+    def no_pins():
+        raise BadPinFactory("Unable to load any default pin factory!")
+
+    monkeypatch.delenv("TABLETOP_CONTROLS", raising=False)
+    monkeypatch.setattr(Device, "pin_factory", None)
+    monkeypatch.setattr(Device, "ensure_pin_factory", staticmethod(no_pins))
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    with open_controls() as controls:
+        assert isinstance(controls, MockControls)
+
+
+def test_register_backend(monkeypatch):
+    monkeypatch.setitem(ctl.BACKENDS, "panel", MockControls)
+    ctl.register_backend("Panel", MockControls)
+    with open_controls("PANEL") as controls:
+        assert isinstance(controls, MockControls)
