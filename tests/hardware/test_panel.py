@@ -1,0 +1,286 @@
+"""The serial button panel: line protocol over real ptys and loop://, noise and unplugging."""
+
+from __future__ import annotations
+
+import os
+import select
+import threading
+import time
+import tty
+
+import pytest
+import serial
+
+from hardware.panel import (
+    GarbledLine,
+    Hello,
+    LineSplitter,
+    PanelEvent,
+    SerialPanel,
+    command_bytes,
+    parse_line,
+)
+from hardware.status import FAULT, READY, WAITING, Status
+
+
+def wait_until(predicate, timeout: float = 5.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.005)
+    return predicate()
+
+
+class FakeBoard:
+    """The microcontroller's end of a pseudo-terminal."""
+
+    def __init__(self) -> None:
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.slave)
+        self.url = os.ttyname(self.slave)
+        self.closed = False
+
+    def send(self, data: bytes) -> None:
+        os.write(self.master, data)
+
+    def expect(self, size: int, timeout: float = 5.0) -> bytes:
+        """Read exactly ``size`` bytes the host wrote (or fewer on timeout)."""
+        got = b""
+        deadline = time.monotonic() + timeout
+        while len(got) < size and time.monotonic() < deadline:
+            ready, _, _ = select.select([self.master], [], [], 0.05)
+            if ready:
+                got += os.read(self.master, size - len(got))
+        return got
+
+    def quiet(self, timeout: float = 0.2) -> bool:
+        """True if the host writes nothing for ``timeout`` seconds."""
+        ready, _, _ = select.select([self.master], [], [], timeout)
+        return not ready
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            os.close(self.master)
+            os.close(self.slave)
+
+
+@pytest.fixture
+def board():
+    fake = FakeBoard()
+    yield fake
+    fake.close()
+
+
+@pytest.fixture
+def panel(board):
+    p = SerialPanel(board.url, reconnect_interval=0.05, clock=lambda: 7.0)
+    assert wait_until(lambda: p.connected)
+    yield p
+    p.close()
+
+
+# -- pure parts -------------------------------------------------------------
+
+def test_parse_line_grammar():
+    assert parse_line(b"P CONFIRM", 1.0) == PanelEvent("CONFIRM", "press", 1.0)
+    assert parse_line(b"L NEXT") == PanelEvent("NEXT", "long_press", 0.0)
+    assert parse_line(b"p undo\r") == PanelEvent("UNDO", "press", 0.0)
+    assert parse_line(b"HELLO 2.1") == Hello("2.1")
+    assert parse_line(b"") is None and parse_line(b"  \r") is None
+    for bad in (b"P FIRE", b"X CONFIRM", b"P", b"HELLO", b"P CONFIRM NOW",
+                b"P\tCONFIRM", b"\xffP CONFIRM", b"P CON\x00FIRM"):
+        with pytest.raises(GarbledLine):
+            parse_line(bad)
+
+
+def test_command_bytes_are_exact_and_checked():
+    assert command_bytes("LED", "waiting") == b"LED WAITING\n"
+    assert command_bytes("BEEP", "SHORT") == b"BEEP SHORT\n"
+    with pytest.raises(ValueError):
+        command_bytes("LED", "purple")
+    with pytest.raises(ValueError):
+        command_bytes("BEEP", "forever")
+
+
+def test_line_splitter_partial_and_overlong():
+    s = LineSplitter(max_line=256)
+    assert s.feed(b"P CON") == []
+    assert s.feed(b"FIRM\nL UN") == [b"P CONFIRM"]
+    assert s.feed(b"DO\n") == [b"L UNDO"]
+    assert s.feed(b"x" * 256 + b"\n") == [b"x" * 256]  # exactly the limit is fine
+    assert s.feed(b"y" * 200) == [] and s.feed(b"y" * 57) == []  # 257: dropped
+    assert s.feed(b"y" * 1000) == []
+    assert s.feed(b"yy\nP NEXT\n") == [b"P NEXT"]
+    assert s.overlong == 1
+
+
+# -- over a real pty ---------------------------------------------------------
+
+def test_partial_line_across_two_writes(board, panel):
+    board.send(b"P CONF")
+    assert panel.get_event(timeout=0.2) is None  # half a line is not an event
+    board.send(b"IRM\n")
+    assert panel.get_event(timeout=5) == PanelEvent("CONFIRM", "press", 7.0)
+    assert panel.garbled == 0 and panel.status == Status(READY, "panel ready")
+
+
+def test_several_lines_in_one_write_keep_their_order(board, panel):
+    board.send(b"P NEXT\nL UNDO\r\nP CONFIRM\n")
+    events = [panel.get_event(timeout=5) for _ in range(3)]
+    assert [(e.button, e.kind) for e in events] == [
+        ("NEXT", "press"), ("UNDO", "long_press"), ("CONFIRM", "press")]
+    assert panel.get_event(timeout=0) is None
+
+
+def test_garbled_bytes_are_counted_not_fatal(board, panel):
+    board.send(b"\xff\xfe\x00\x1b[2J\n")
+    board.send(b"P NEXT\n")
+    assert panel.get_event(timeout=5) == PanelEvent("NEXT", "press", 7.0)
+    assert panel.garbled == 1
+    assert panel.status == Status(READY, "panel ready; 1 garbled line ignored")
+
+
+def test_overlong_line_is_dropped_until_its_newline(board, panel):
+    board.send(b"A" * 200)
+    board.send(b"B" * 200)  # 400 bytes and still no newline
+    board.send(b"P CONFIRM\nL UNDO\n")  # the tail of the long line, then a good line
+    assert panel.get_event(timeout=5) == PanelEvent("UNDO", "long_press", 7.0)
+    assert panel.get_event(timeout=0) is None
+    assert panel.garbled == 1
+
+
+def test_unknown_words_are_counted(board, panel):
+    board.send(b"P FIRE\nX CONFIRM\nP\nP CONFIRM NOW\nHELLO\n\n")
+    board.send(b"L NEXT\n")
+    assert panel.get_event(timeout=5) == PanelEvent("NEXT", "long_press", 7.0)
+    assert panel.garbled == 5  # the blank line is not counted
+    assert panel.status == Status(READY, "panel ready; 5 garbled lines ignored")
+
+
+def test_led_and_beep_commands_exact_bytes(board, panel):
+    assert panel.show("ready")
+    assert board.expect(10) == b"LED READY\n"
+    assert panel.show(Status(WAITING, "printer: out of paper"))
+    assert board.expect(12) == b"LED WAITING\n"
+    assert panel.show(Status(FAULT, "camera unplugged"))
+    assert board.expect(10) == b"LED FAULT\n"
+    assert panel.show("OFF")
+    assert board.expect(8) == b"LED OFF\n"
+    assert panel.beep() and panel.beep("long")
+    assert board.expect(21) == b"BEEP SHORT\nBEEP LONG\n"
+    with pytest.raises(ValueError):
+        panel.show("blink")
+    assert board.quiet()
+
+
+def test_hello_records_version_and_resends_the_led(board, panel):
+    panel.show("waiting")
+    assert board.expect(12) == b"LED WAITING\n"
+    board.send(b"HELLO 1.0\n")  # the board rebooted and forgot its LED
+    assert board.expect(12) == b"LED WAITING\n"
+    assert panel.version == "1.0"
+    assert panel.get_event(timeout=0) is None
+
+
+# -- unplugging ---------------------------------------------------------------
+
+def test_missing_port_is_a_fault_with_reconnect_attempts():
+    board = FakeBoard()
+    calls = []
+    plugged = threading.Event()
+    seen = []
+
+    def opener(url, **kw):
+        calls.append(url)
+        if not plugged.is_set():
+            raise serial.SerialException(f"could not open port {url}")
+        return serial.serial_for_url(board.url, **kw)
+
+    panel = SerialPanel("/dev/nonexistent-panel", reconnect_interval=0.02,
+                        opener=opener, on_status=seen.append)
+    try:
+        assert wait_until(lambda: len(calls) >= 3)  # keeps trying
+        assert panel.status == Status(FAULT, "panel unplugged")
+        assert panel.show("fault") is False  # remembered, not raised
+        assert panel.beep() is False
+        plugged.set()
+        assert wait_until(lambda: panel.connected)
+        assert board.expect(10) == b"LED FAULT\n"  # the remembered LED state
+        board.send(b"P CONFIRM\n")
+        assert panel.get_event(timeout=5).button == "CONFIRM"
+        assert seen[0] == Status(FAULT, "panel unplugged")
+        assert seen[-1] == Status(READY, "panel ready")
+    finally:
+        panel.close()
+        board.close()
+
+
+def test_unplugged_mid_session_then_replugged():
+    first, second = FakeBoard(), FakeBoard()
+    attached = [first]  # the board behind /dev/ttyACM0, None while unplugged
+
+    def opener(url, **kw):
+        if attached[0] is None:
+            raise serial.SerialException(f"could not open port {url}")
+        return serial.serial_for_url(attached[0].url, **kw)
+
+    panel = SerialPanel("/dev/ttyACM0", reconnect_interval=0.02, opener=opener)
+    try:
+        assert wait_until(lambda: panel.connected)
+        first.send(b"P UNDO\n")
+        assert panel.get_event(timeout=5).button == "UNDO"
+        attached[0] = None
+        first.close()  # cable pulled
+        assert wait_until(lambda: panel.status == Status(FAULT, "panel unplugged"))
+        panel.show("ready")
+        attached[0] = second
+        assert wait_until(lambda: panel.connected)
+        assert second.expect(10) == b"LED READY\n"
+        second.send(b"L CONFIRM\n")
+        assert panel.get_event(timeout=5) is not None
+        assert panel.reconnects == 2
+    finally:
+        panel.close()
+        second.close()
+
+
+# -- loop:// and lifecycle -------------------------------------------------------
+
+def test_loop_url_delivers_what_is_written_to_it():
+    ports = []
+
+    def opener(url, **kw):
+        ports.append(serial.serial_for_url(url, **kw))
+        return ports[-1]
+
+    panel = SerialPanel("loop://", opener=opener)
+    try:
+        assert wait_until(lambda: panel.connected)
+        ports[0].write(b"P NEXT\n")
+        assert panel.get_event(timeout=5).button == "NEXT"
+        panel.show("ready")  # echoed back by loop:// - not a panel line
+        assert wait_until(lambda: panel.garbled == 1)
+    finally:
+        panel.close()
+
+
+def test_close_stops_the_daemon_thread(board):
+    panel = SerialPanel(board.url)
+    thread = panel._thread
+    assert thread is not None and thread.daemon
+    assert wait_until(lambda: panel.connected)
+    panel.close()
+    assert not thread.is_alive() and not panel.connected
+    assert panel.show("ready") is False  # closed: no write, no exception
+
+
+def test_feed_without_a_thread():
+    panel = SerialPanel("loop://", start=False, clock=lambda: 3.0)
+    assert panel.status == Status(WAITING, "panel: not started")
+    panel.feed(b"L NE")
+    panel.feed(b"XT\n\xff\n")
+    assert panel.get_event(timeout=0) == PanelEvent("NEXT", "long_press", 3.0)
+    assert panel.garbled == 1
+    panel.close()
