@@ -48,6 +48,9 @@ def _parser() -> argparse.ArgumentParser:
     rules.add_argument("--mode", help="bonus mode, e.g. classic or tycoon")
     rules.set_defaults(run=_rules)
 
+    config = commands.add_parser("config", help="print the configuration file's path and the effective values")
+    config.set_defaults(run=_config)
+
     simulate = commands.add_parser("simulate", help="play random legal games in virtual mode")
     simulate.add_argument("--rules", default="acquire")
     simulate.add_argument("--games", type=int, default=100)
@@ -120,6 +123,20 @@ def _simulate(args: argparse.Namespace) -> int:
     print(f"last game (seed {args.seed + args.games - 1}), {game.turn} turns:")
     for seat, rank in game.standings:
         print(f"  {rank}. {game.names[seat]:8} {game.rules.currency}{game.cash[seat]:,}")
+    return 0
+
+
+def _config(args: argparse.Namespace) -> int:
+    from tabletop.config import load_config
+
+    config = load_config()
+    state = "" if config.found else " (not there: defaults in use)"
+    print(f"# configuration file: {config.path}{state}")
+    print(f"# data folder: {config.data_dir}")
+    for section, values in config.values.items():
+        print(f"\n[{section}]")
+        for key, value in values.items():
+            print(f"{key} = {json.dumps(value)}")
     return 0
 
 
