@@ -34,15 +34,11 @@ from typing import Any, Self
 
 import serial
 
+from hardware.serial_link import IO_ERRORS, Opener
 from hardware.status import FAULT, READY, WAITING, Status
 
 log = logging.getLogger(__name__)
 
-try:  # a vanished tty fails in termios calls (flush, attributes), not only in read/write
-    from termios import error as _TermiosError
-except ImportError:  # pragma: no cover - not POSIX
-    _TermiosError = OSError
-_IO_ERRORS = (serial.SerialException, OSError, _TermiosError)
 
 BUTTONS = ("CONFIRM", "UNDO", "NEXT")
 KINDS = {"P": "press", "L": "long_press"}
@@ -148,9 +144,6 @@ class LineSplitter:
             self.overlong += 1
             self._buffer.clear()
             self._skipping = True
-
-
-Opener = Callable[..., Any]
 
 
 class SerialPanel:
@@ -282,7 +275,7 @@ class SerialPanel:
                     self._stop.wait(self.reconnect_interval)
                     continue
                 data = self._port.read(self._port.in_waiting or 1)
-            except (*_IO_ERRORS, ValueError, TypeError) as exc:
+            except (*IO_ERRORS, ValueError, TypeError) as exc:
                 # TypeError/ValueError: pyserial's own errors on a port closed under it
                 log.info("panel %s: %s", self.url, exc)
                 with self._lock:
@@ -296,7 +289,7 @@ class SerialPanel:
         try:
             port = self._opener(self.url, baudrate=self.baudrate, timeout=self.timeout,
                                 write_timeout=0.5)
-        except (*_IO_ERRORS, ValueError) as exc:
+        except (*IO_ERRORS, ValueError) as exc:
             log.debug("panel %s: cannot open: %s", self.url, exc)
             self._publish()
             return False
@@ -318,7 +311,7 @@ class SerialPanel:
                 port.write(data)
                 port.flush()
                 return True
-            except _IO_ERRORS as exc:
+            except IO_ERRORS as exc:
                 log.info("panel %s: write failed: %s", self.url, exc)
                 return False
 

@@ -35,15 +35,11 @@ from typing import Any, Self
 
 import serial
 
+from hardware.serial_link import IO_ERRORS, Opener
 from hardware.status import FAULT, READY, WAITING, Status
 
 log = logging.getLogger(__name__)
 
-try:  # a vanished tty fails in termios calls (flush, attributes), not only in read/write
-    from termios import error as _TermiosError
-except ImportError:  # pragma: no cover - not POSIX
-    _TermiosError = OSError
-_IO_ERRORS = (serial.SerialException, OSError, _TermiosError)
 
 ENCODING = "cp437"
 ESC_INIT = b"\x1b@"  # ESC @: initialize printer
@@ -153,9 +149,6 @@ class Job:
     def wait(self, timeout: float | None = None) -> bool:
         """Block until printed or ``timeout`` seconds pass; True if printed."""
         return self._printed.wait(timeout)
-
-
-Opener = Callable[..., Any]
 
 
 class ReceiptPrinter:
@@ -317,7 +310,7 @@ class ReceiptPrinter:
             self._port = self._opener(self.url, baudrate=self.baudrate,
                                       timeout=self.timeout, write_timeout=self.timeout)
             return True
-        except (*_IO_ERRORS, ValueError) as exc:
+        except (*IO_ERRORS, ValueError) as exc:
             log.info("printer %s: cannot open: %s", self.url, exc)
             self._condition = _UNPLUGGED
             return False
@@ -334,7 +327,7 @@ class ReceiptPrinter:
             reply = self._port.read(1)
         except serial.SerialTimeoutException:
             return self._fail(_OFFLINE, "status query timed out")
-        except _IO_ERRORS as exc:
+        except IO_ERRORS as exc:
             return self._fail(_UNPLUGGED, f"status query failed: {exc}")
         if not reply:
             self._condition = _OFFLINE  # keep the port: it may wake up
@@ -350,7 +343,7 @@ class ReceiptPrinter:
             self._port.flush()
         except serial.SerialTimeoutException:
             return self._fail(_OFFLINE, f"slip {job.number}: write timed out")
-        except _IO_ERRORS as exc:
+        except IO_ERRORS as exc:
             return self._fail(_UNPLUGGED, f"slip {job.number}: write failed: {exc}")
         if not self.check_paper:
             self._condition = _OK
