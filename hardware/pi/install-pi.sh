@@ -3,6 +3,8 @@
 #
 #   sudo hardware/pi/install-pi.sh            # install, enable and start the service
 #   DRY_RUN=1 hardware/pi/install-pi.sh       # print every step instead of doing it
+#   sudo PRINTER_SERIAL=... PANEL_SERIAL=... hardware/pi/install-pi.sh
+#                                             # also name the printer and panel by serial number
 #
 # What it does, in order:
 #   1. apt packages: picamera2 and libcamera (only packaged for the Pi), lgpio for
@@ -89,8 +91,23 @@ run "$PREFIX/venv/bin/python" -c "import cv2, numpy, gpiozero, serial; print('Op
 
 echo "== 5. udev rule, power-off permission, systemd unit"
 install_file "$HERE/99-tabletop.rules" /etc/udev/rules.d/99-tabletop.rules 0644
-install_file "$HERE/tabletop.sudoers" /etc/sudoers.d/tabletop 0440
-run visudo -cf /etc/sudoers.d/tabletop
+local_rule() {  # local_rule SERIAL NAME: a stable /dev/NAME for the device with that serial
+  printf 'SUBSYSTEM=="tty", ENV{ID_SERIAL}=="%s", GROUP="dialout", MODE="0660", SYMLINK+="%s"\n' "$1" "$2"
+}
+if [ -n "${PRINTER_SERIAL:-}${PANEL_SERIAL:-}" ]; then
+  rules=""
+  [ -n "${PRINTER_SERIAL:-}" ] && rules+=$(local_rule "$PRINTER_SERIAL" tabletop-printer)$'\n'
+  [ -n "${PANEL_SERIAL:-}" ] && rules+=$(local_rule "$PANEL_SERIAL" tabletop-panel)$'\n'
+  if [ -n "$DRY_RUN" ]; then
+    printf '+ write /etc/udev/rules.d/98-tabletop-local.rules:\n%s' "$rules"
+  else
+    printf '%s' "$rules" > /etc/udev/rules.d/98-tabletop-local.rules
+  fi
+fi
+# A broken sudoers file would lock sudo: check a copy before putting it in place.
+install_file "$HERE/tabletop.sudoers" "$PREFIX/tabletop.sudoers" 0440
+run visudo -cf "$PREFIX/tabletop.sudoers"
+run install -m 0440 "$PREFIX/tabletop.sudoers" /etc/sudoers.d/tabletop
 run udevadm control --reload-rules
 run udevadm trigger
 install_file "$HERE/tabletop.service" /etc/systemd/system/tabletop.service 0644

@@ -67,8 +67,27 @@ def test_udev_rules_cover_the_printer_the_panel_and_gpio():
         for pair in line.split(", "):
             assert "==" in pair or "=" in pair or "+=" in pair, line
     text = "\n".join(lines)
-    assert 'SYMLINK+="tabletop-printer"' in text and 'SYMLINK+="tabletop-panel"' in text
+    assert 'KERNEL=="ttyUSB[0-9]*", GROUP="dialout"' in text
+    assert 'SYMLINK+="tabletop-panel"' in text
     assert 'KERNEL=="gpiochip[0-9]*", GROUP="gpio"' in text
+    # A vendor id cannot tell a printer's USB-serial chip from an Arduino clone's.
+    assert "tabletop-printer" not in text
+
+
+def test_install_names_the_printer_and_panel_by_their_serial_numbers():
+    env = {**os.environ, "DRY_RUN": "1", "PREFIX": "/opt/tt",
+           "PRINTER_SERIAL": "1a86_USB_Serial_A1", "PANEL_SERIAL": "Arduino_B2"}
+    steps = subprocess.run(["bash", str(PI / "install-pi.sh")], capture_output=True, text=True,
+                           env=env, timeout=60).stdout
+    assert ('ENV{ID_SERIAL}=="1a86_USB_Serial_A1", GROUP="dialout", MODE="0660", '
+            'SYMLINK+="tabletop-printer"') in steps
+    assert 'ENV{ID_SERIAL}=="Arduino_B2"' in steps and 'SYMLINK+="tabletop-panel"' in steps
+
+
+def test_sudoers_is_checked_before_it_is_put_in_place():
+    steps = dry_run()
+    assert steps.index("visudo -cf /opt/tt/tabletop.sudoers") < \
+        steps.index("install -m 0440 /opt/tt/tabletop.sudoers /etc/sudoers.d/tabletop")
 
 
 def test_shutdown_closes_the_game_before_the_power_goes(tmp_path):
