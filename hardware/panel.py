@@ -4,13 +4,19 @@ For tables whose GPIO header is taken. The line protocol (ASCII lines ending
 in ``\\n``) is specified in ``hardware/PANEL.md``:
 
 * panel -> host: ``HELLO <version>`` at boot, ``P <BUTTON>`` for a press,
-  ``L <BUTTON>`` for a long press, BUTTON being CONFIRM, UNDO or NEXT;
-* host -> panel: ``LED READY|WAITING|FAULT|OFF`` and ``BEEP SHORT|LONG``.
+  ``L <BUTTON>`` for a long press (held :data:`LONG_PRESS_TIME` = the GPIO
+  buttons' ``DEFAULT_HOLD_TIME``, 1.5 s), BUTTON being CONFIRM, UNDO or NEXT;
+* host -> panel: ``LED READY|WAITING|FAULT|OFF`` (steady, blinking, off, off)
+  and ``BEEP SHORT|LONG``.
 
 :class:`SerialPanel` reads in a daemon thread and hands out
-:class:`PanelEvent` objects through a thread-safe queue. Noise never crashes
-it: garbled lines are counted in :attr:`SerialPanel.status`; an unplugged
-port gives a FAULT status and the thread keeps trying to reopen it.
+:class:`PanelEvent` objects through a thread-safe queue (or to ``on_event``).
+Noise never crashes it: garbled lines are counted in :attr:`SerialPanel.status`;
+an unplugged port gives a FAULT status and the thread keeps trying to reopen
+it; an open port is only WAITING until the panel speaks (``HELLO`` or a valid
+button line), since it may be some other device. As a ``hardware.controls``
+backend it is :class:`hardware.controls.panel.PanelControls`
+(``open_controls("panel", url=...)``).
 
 >>> panel = SerialPanel("loop://", clock=lambda: 1.5, start=False)
 >>> panel.feed(b"P CONF")
@@ -34,6 +40,7 @@ from typing import Any, Self
 
 import serial
 
+from hardware.controls.base import DEFAULT_HOLD_TIME
 from hardware.serial_link import IO_ERRORS, Opener
 from hardware.status import FAULT, READY, WAITING, Status
 
@@ -45,6 +52,9 @@ KINDS = {"P": "press", "L": "long_press"}
 LED_STATES = ("READY", "WAITING", "FAULT", "OFF")
 BEEPS = ("SHORT", "LONG")
 MAX_LINE = 256  # bytes before the newline; longer lines are dropped
+#: Seconds a button is held before the panel sends ``L``: the firmware's
+#: ``LONG_MS`` (PANEL.md), the same as the GPIO buttons' ``DEFAULT_HOLD_TIME``.
+LONG_PRESS_TIME = DEFAULT_HOLD_TIME
 
 
 class GarbledLine(ValueError):
@@ -153,21 +163,28 @@ class SerialPanel:
     replaces that function. The port is (re)opened every ``reconnect_interval``
     seconds while it is missing; the last LED state is sent again after each
     reconnect and each ``HELLO`` (an Arduino reboots when the port opens).
+    The status is WAITING from each (re)connect until the panel speaks: a
+    ``HELLO`` or, for firmware without one, a valid button line.
+    ``on_event``, if given, receives each event (from the reader thread)
+    instead of the queue of :meth:`get_event`.
     ``start=False`` leaves the thread off (then use :meth:`feed`).
     """
 
     def __init__(self, url: str, baudrate: int = 115200, *, timeout: float = 0.1,
                  reconnect_interval: float = 1.0,
                  on_status: Callable[[Status], None] | None = None,
+                 on_event: Callable[[PanelEvent], None] | None = None,
                  opener: Opener = serial.serial_for_url,
                  clock: Callable[[], float] = time.monotonic,
                  start: bool = True) -> None:
         self.url, self.baudrate, self.timeout = url, baudrate, timeout
         self.reconnect_interval, self.on_status = reconnect_interval, on_status
+        self.on_event = on_event
         self._opener, self._clock = opener, clock
         self.version: str | None = None
         self.garbled = 0
         self.reconnects = 0
+        self._alive = False  # the panel spoke (HELLO or a button line) since connecting
         self._events: queue.Queue[PanelEvent] = queue.Queue()
         self._splitter = LineSplitter()
         self._port: Any = None
@@ -205,30 +222,42 @@ class SerialPanel:
         return self._write(command_bytes("BEEP", kind))
 
     def feed(self, data: bytes) -> None:
-        """Handle bytes as if they came from the panel (the reader thread calls this)."""
+        """Handle bytes as if they came from the panel (the reader thread calls this).
+
+        The status is published before the events are handed out.
+        """
         with self._lock:
             before = self._splitter.overlong
             lines = self._splitter.feed(data)
             self.garbled += self._splitter.overlong - before
-            for line in lines:
-                self._handle(line)
+            events = [e for e in map(self._handle, lines) if e is not None]
         self._publish()
+        for event in events:
+            self._deliver(event)
 
     @property
     def connected(self) -> bool:
         return self._port is not None
 
     @property
+    def alive(self) -> bool:
+        """True once the panel has spoken (``HELLO`` or a valid button line) since
+        the port was last opened."""
+        return self._alive
+
+    @property
     def status(self) -> Status:
-        """FAULT while unplugged; READY otherwise, mentioning garbled lines ignored."""
+        """FAULT while unplugged; WAITING while the open port has not spoken; READY
+        after a ``HELLO`` or a valid button line. Garbled lines ignored are mentioned."""
+        n = self.garbled
+        noise = f"; {n} garbled line{'s' if n != 1 else ''} ignored" if n else ""
         if self._port is None:
             if self._thread is None:
                 return Status(WAITING, "panel: not started")
             return Status(FAULT, "panel unplugged")
-        if self.garbled:
-            n = self.garbled
-            return Status(READY, f"panel ready; {n} garbled line{'s' if n != 1 else ''} ignored")
-        return Status(READY, "panel ready")
+        if not self._alive:
+            return Status(WAITING, "panel connected; waiting for HELLO" + noise)
+        return Status(READY, "panel ready" + noise)
 
     def start(self) -> None:
         """Start the daemon reader thread (done by the constructor unless ``start=False``)."""
@@ -254,19 +283,33 @@ class SerialPanel:
 
     # -- internals --------------------------------------------------------
 
-    def _handle(self, line: bytes) -> None:
+    def _handle(self, line: bytes) -> PanelEvent | None:
+        """Parse one line (lock held); returns the event to hand out, if any."""
         try:
             item = parse_line(line, self._clock())
         except GarbledLine as exc:
             self.garbled += 1
             log.debug("panel: %s", exc)
-            return
+            return None
         if isinstance(item, PanelEvent):
-            self._events.put(item)
-        elif isinstance(item, Hello):
+            self._alive = True  # firmware without HELLO: a valid line is proof enough
+            return item
+        if isinstance(item, Hello):
+            self._alive = True
             self.version = item.version
             if self._led is not None:
                 self._write(self._led)
+        return None
+
+    def _deliver(self, event: PanelEvent) -> None:
+        callback = self.on_event
+        if callback is None:
+            self._events.put(event)
+            return
+        try:
+            callback(event)
+        except Exception:  # a bad callback must not kill the reader thread
+            log.exception("panel on_event callback")
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -295,6 +338,7 @@ class SerialPanel:
             return False
         with self._lock:
             self._port = port
+            self._alive = False  # wait for HELLO again: it may be another device now
             self._splitter = LineSplitter(self._splitter.max_line)  # drop a stale partial line
             self.reconnects += 1
             if self._led is not None:
@@ -317,6 +361,7 @@ class SerialPanel:
 
     def _close_port(self) -> None:
         port, self._port = self._port, None
+        self._alive = False
         if port is not None:
             try:
                 port.close()

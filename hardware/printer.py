@@ -1,11 +1,28 @@
 """ESC/POS thermal receipt printer (58 mm, 32 columns) on a serial port.
 
 The bytes of a slip come from a pure function, :func:`slip_bytes`; the
-:class:`ReceiptPrinter` queues slips and sends them through pyserial. A printer
-that is unplugged, silent or out of paper never blocks or raises into the
-game: the slip waits in the queue, :attr:`ReceiptPrinter.status` says why, and
-the next :meth:`~ReceiptPrinter.retry` (by hand, by :meth:`~ReceiptPrinter.poll`
-or by the background thread) prints it. Slips print in order, each once.
+:class:`ReceiptPrinter` queues slips and a background worker thread sends them
+through pyserial. The game-facing calls (:meth:`~ReceiptPrinter.print_slip`,
+:meth:`~ReceiptPrinter.poll`, :attr:`~ReceiptPrinter.status`,
+:attr:`~ReceiptPrinter.pending`) never touch the port and never wait for it: a
+printer that is unplugged, silent or out of paper never blocks or raises into
+the game. The slip waits in the queue, :attr:`ReceiptPrinter.status` says why,
+and the worker retries every ``retry_interval`` seconds. Slips print in order.
+
+A slip whose write fails after it began (write timeout, cable pulled) may have
+printed in part, and pyserial cannot say how much. It is never sent again as
+if nothing had happened: the next attempt prints it whole under a
+``*** REPRINT ***`` line (:data:`REPRINT_LINE`), so the half slip above it can
+be torn off and thrown away. Otherwise every slip prints exactly once.
+
+With ``check_paper`` the printer is asked ``DLE EOT 4`` before each slip. A
+printer wired TX-only (a common Raspberry Pi UART wiring) can never answer:
+after ``status_tries`` unanswered queries on a port that opens fine, and as
+long as the printer has never answered on that port, the printer prints
+without the paper check and reports READY "printer ready (no status line:
+paper not checked)". A printer that was switched off behind a USB adapter at
+start-up looks the same, and slips sent to it then are lost; one that has
+answered once is never given up on this way.
 
 Text is encoded as code page 437 (PC437, the table ``ESC @`` selects on
 virtually every ESC/POS printer): ASCII plus the common accented letters, so
@@ -15,7 +32,7 @@ wrapping to 32 columns is exact. QR data is sent as UTF-8.
 
 >>> printer = ReceiptPrinter("loop://", check_paper=False)
 >>> job = printer.print_slip("Ann wins with $42,000", qr="https://example.org/g/7")
->>> job.done, printer.status.state
+>>> job.wait(5), printer.status.state
 (True, 'ready')
 >>> printer.close()
 """
@@ -47,11 +64,19 @@ STATUS_QUERY = b"\x10\x04\x04"  # DLE EOT 4: real-time roll paper sensor status
 PAPER_END = 0x60  # bits 5-6 of the DLE EOT 4 reply: paper end detected
 PAPER_LOW = 0x0C  # bits 2-3: paper near end
 QR_MAX_BYTES = 2331  # model 2, version 40, error correction M, byte mode
+QR_MAX_DOTS = 384  # print width of a 58 mm head (48 mm at 8 dots/mm)
+QR_MIN_MODULE = 3  # smallest module size qr_bytes falls back to (dots per module)
+#: Byte-mode data capacity of QR versions 1..40 at error correction level M.
+QR_CAPACITY_M = (
+    14, 26, 42, 62, 84, 106, 122, 152, 180, 213, 251, 287, 331, 362, 412, 450,
+    504, 560, 624, 666, 711, 779, 857, 911, 997, 1059, 1125, 1190, 1264, 1370,
+    1452, 1538, 1628, 1722, 1809, 1911, 1989, 2099, 2213, 2331)
+REPRINT_LINE = b"*** REPRINT ***\n"  # heads a slip sent again after a failed write
 _GS_K = b"\x1d(k"  # GS ( k: 2D code functions
 
 # Printer conditions behind the status.
-_UNKNOWN, _OK, _LOW, _NO_PAPER, _UNPLUGGED, _OFFLINE = (
-    "unknown", "ok", "low", "no_paper", "unplugged", "offline")
+_UNKNOWN, _OK, _LOW, _NO_PAPER, _UNPLUGGED, _OFFLINE, _UNCHECKED = (
+    "unknown", "ok", "low", "no_paper", "unplugged", "offline", "unchecked")
 
 
 def _printable(ch: str) -> str:
@@ -87,20 +112,50 @@ def wrap_text(text: str, columns: int = 32) -> list[str]:
     return lines
 
 
-def qr_bytes(data: str, module_size: int = 6) -> bytes:
+def qr_version(nbytes: int) -> int:
+    """The smallest QR version (1..40) holding ``nbytes`` bytes in byte mode at level M.
+
+    The printer may pick a denser mode for digits or capitals; byte mode is the
+    upper bound. A version-``v`` code is ``17 + 4 * v`` modules wide.
+
+    >>> qr_version(14), qr_version(15), qr_version(251), qr_version(252)
+    (1, 2, 11, 12)
+    """
+    for version, capacity in enumerate(QR_CAPACITY_M, start=1):
+        if nbytes <= capacity:
+            return version
+    raise ValueError(f"QR data too long: {nbytes} bytes (max {QR_MAX_BYTES})")
+
+
+def qr_bytes(data: str, module_size: int = 6, *, max_dots: int = QR_MAX_DOTS) -> bytes:
     """The GS ( k sequence that prints ``data`` as a QR code (model 2, level M).
 
     Functions 165 (model 2), 167 (module size), 169 (error correction M),
     180 (store the data) and 181 (print it).
 
+    A printer silently skips a code wider than its head, so the width
+    ``(17 + 4 * version) * module_size`` must be at most ``max_dots`` (384 on
+    a 58 mm printer): the module size is reduced, down to
+    :data:`QR_MIN_MODULE`, until the code fits; data that fits at no such size
+    (more than 1125 bytes on 58 mm) raises ValueError naming the limit.
+
     >>> qr_bytes("A")[-8:]  # fn 181: GS ( k 3 0 49 81 48
     b'\\x1d(k\\x03\\x001Q0'
     """
     payload = data.encode("utf-8")
-    if len(payload) > QR_MAX_BYTES:
-        raise ValueError(f"QR data too long: {len(payload)} bytes (max {QR_MAX_BYTES})")
     if not 1 <= module_size <= 16:
         raise ValueError("QR module size must be 1..16")
+    modules = 17 + 4 * qr_version(len(payload))
+    smallest = min(module_size, QR_MIN_MODULE)
+    while module_size > smallest and modules * module_size > max_dots:
+        module_size -= 1
+    if modules * module_size > max_dots:
+        fits = [c for v, c in enumerate(QR_CAPACITY_M, 1) if (17 + 4 * v) * smallest <= max_dots]
+        limit = fits[-1] if fits else 0
+        raise ValueError(
+            f"QR data too long to print: {len(payload)} bytes need {modules} modules, "
+            f"wider than {max_dots} dots at module size {smallest} "
+            f"(at most {limit} bytes fit)")
     n = len(payload) + 3
     return b"".join([
         _GS_K, b"\x04\x00\x31\x41\x32\x00",  # fn 165: model 2
@@ -140,6 +195,9 @@ class Job:
     data: bytes
     text: str = ""
     qr: str | None = None
+    #: A write of this slip failed after it began, so part of it may be on paper:
+    #: it is sent again whole under :data:`REPRINT_LINE`.
+    reprint: bool = False
     _printed: threading.Event = field(default_factory=threading.Event, repr=False)
 
     @property
@@ -150,97 +208,111 @@ class Job:
         """Block until printed or ``timeout`` seconds pass; True if printed."""
         return self._printed.wait(timeout)
 
+    def payload(self) -> bytes:
+        """The bytes to send now: :attr:`data`, or with :data:`REPRINT_LINE` after ``ESC @``.
+
+        >>> job = Job(1, b"\\x1b@Hi\\n", reprint=True)
+        >>> job.payload()
+        b'\\x1b@*** REPRINT ***\\nHi\\n'
+        """
+        if not self.reprint:
+            return self.data
+        return ESC_INIT + REPRINT_LINE + self.data.removeprefix(ESC_INIT)
+
 
 class ReceiptPrinter:
     """A serial ESC/POS printer with a queue that survives faults.
 
     ``url`` is anything :func:`serial.serial_for_url` opens (``/dev/ttyUSB0``,
     ``loop://``, a pty path). ``opener`` replaces that function (a factory for
-    tests or other transports); ``clock`` times :meth:`poll`'s minimum
-    ``retry_interval``; ``on_status`` is called with each new :class:`Status`.
-    With ``check_paper`` the printer is asked ``DLE EOT 4`` before each slip.
+    tests or other transports); ``clock`` times the minimum ``retry_interval``
+    between tries; ``on_status`` is called with each new :class:`Status`, from
+    the worker thread (or from whoever called :meth:`retry`). With
+    ``check_paper`` the printer is asked ``DLE EOT 4`` before each slip; after
+    ``status_tries`` unanswered queries from a printer that never answered, it
+    prints without asking (see the module docstring).
+
+    ``timeout`` is the read timeout of the status reply and the margin of
+    every write: a write may take twice its time on the wire
+    (``10 * len(data) / baudrate`` seconds) plus ``timeout``.
+
+    All port I/O happens on one daemon worker thread, started by the first
+    :meth:`print_slip`, :meth:`poll` or :meth:`start` and stopped by
+    :meth:`close` (a later call starts it again). :meth:`retry` and
+    :meth:`reconnect` do the I/O on the caller's thread and wait for it, for
+    tests and tools; the game should not call them.
 
     >>> p = ReceiptPrinter("/dev/nonexistent-printer")
-    >>> p.print_slip("Bob: $3,100").done
-    False
-    >>> p.status
+    >>> job = p.print_slip("Bob: $3,100")  # returns at once; the worker prints
+    >>> p.retry()  # the same try, on this thread
     Status(state='fault', message='printer unplugged; 1 slip waiting')
+    >>> job.done
+    False
     >>> p.reconnect("loop://").state
     'ready'
+    >>> job.done
+    True
     >>> p.close()
     """
 
     def __init__(self, url: str, baudrate: int = 9600, columns: int = 32, *,
                  timeout: float = 0.5, retry_interval: float = 5.0,
-                 check_paper: bool = True, qr_module_size: int = 6,
+                 check_paper: bool = True, status_tries: int = 3,
+                 qr_module_size: int = 6,
                  on_status: Callable[[Status], None] | None = None,
                  opener: Opener = serial.serial_for_url,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.url, self.baudrate, self.columns = url, baudrate, columns
         self.timeout, self.retry_interval = timeout, retry_interval
-        self.check_paper, self.qr_module_size = check_paper, qr_module_size
+        self.check_paper, self.status_tries = check_paper, status_tries
+        self.qr_module_size = qr_module_size
         self.on_status, self._opener, self._clock = on_status, opener, clock
         self._port: Any = None
         self._queue: deque[Job] = deque()
         self._numbers = itertools.count(1)
-        self._lock = threading.RLock()
+        self._io_lock = threading.RLock()  # held during port I/O (retry, reconnect, close)
+        self._queue_lock = threading.Lock()  # never held during I/O
+        self._thread_lock = threading.Lock()  # starting and stopping the worker
         self._condition = _UNKNOWN
+        self._unanswered = 0  # status queries in a row without a reply
+        self._answered = False  # the printer has answered a status query on this url
+        self._no_status_line = False  # printing without the paper check
         self._last_status = self.status
         self._last_try: float | None = None
+        self._kick = False  # the worker should try at once, whatever the interval
+        self._busy = False  # the worker is handling a wake-up or tick
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
-    # -- public API -------------------------------------------------------
+    # -- public API: never waits for the port ------------------------------
 
     def print_slip(self, text: str, qr: str | None = None) -> Job:
-        """Queue a slip and try to print it now (or wake the background thread).
+        """Queue a slip and wake the worker; returns at once, without any I/O.
 
-        Raises ValueError only for a QR payload too long for any QR code.
+        Raises ValueError only for a QR payload too long to print
+        (see :func:`qr_bytes`).
         """
         data = slip_bytes(text, qr, self.columns, qr_module_size=self.qr_module_size)
-        job = Job(next(self._numbers), data, text, qr)
-        with self._lock:
+        with self._queue_lock:
+            job = Job(next(self._numbers), data, text, qr)
             self._queue.append(job)
-        if self._thread is not None:
-            self._wake.set()
-        else:
-            self.retry()
+            self._kick = True
+        self._ensure_worker()
+        self._wake.set()
         return job
 
-    def retry(self) -> Status:
-        """Try now to print every waiting slip, in order; with none, check the printer."""
-        with self._lock:
-            self._last_try = self._clock()
-            if not self._ensure_open():
-                return self._publish()
-            if not self._queue:
-                self._check_paper()
-            while self._queue and self._check_paper():
-                if not self._send(self._queue[0]):
-                    break
-                self._queue.popleft()._printed.set()
-            return self._publish()
-
     def poll(self) -> Status:
-        """Call :meth:`retry` if ``retry_interval`` has passed since the last try."""
-        last = self._last_try
-        if last is None or self._clock() - last >= self.retry_interval:
-            return self.retry()
+        """The current status; wakes the worker if ``retry_interval`` has passed. No I/O."""
+        self._ensure_worker()
+        if self._due():
+            self._wake.set()
         return self.status
-
-    def reconnect(self, url: str | None = None) -> Status:
-        """Close the port, optionally switch to ``url``, and retry at once."""
-        with self._lock:
-            self._close_port()
-            if url is not None:
-                self.url = url
-        return self.retry()
 
     @property
     def pending(self) -> list[Job]:
         """The slips still waiting, oldest first."""
-        with self._lock:
+        with self._queue_lock:
             return list(self._queue)
 
     @property
@@ -249,35 +321,41 @@ class ReceiptPrinter:
         n = len(self._queue)
         waiting = f"{n} slip{'s' if n != 1 else ''} waiting"
         suffix = f"; {waiting}" if n else ""
-        if self._condition == _UNPLUGGED:
+        condition = self._condition
+        if condition == _UNPLUGGED:
             return Status(FAULT, "printer unplugged" + suffix)
-        if self._condition == _OFFLINE:
+        if condition == _OFFLINE:
             return Status(FAULT, "printer offline" + suffix)
-        if self._condition == _NO_PAPER:
+        if condition == _NO_PAPER:
             return Status(WAITING, "printer: out of paper" + suffix)
-        if n or self._condition == _UNKNOWN:
+        if n or condition == _UNKNOWN:
             return Status(WAITING, "printer: " + (waiting if n else "not checked yet"))
-        if self._condition == _LOW:
+        if condition == _LOW:
             return Status(READY, "printer ready; paper low")
+        if condition == _UNCHECKED:
+            return Status(READY, "printer ready (no status line: paper not checked)")
         return Status(READY, "printer ready")
 
     def start(self) -> None:
-        """Print and retry from a daemon thread: at once for new slips, else every interval."""
-        if self._thread is None:
-            self._stop.clear()
-            self._wake.set()
-            self._thread = threading.Thread(target=self._run, name="receipt-printer",
-                                            daemon=True)
-            self._thread.start()
+        """Start the worker now (it otherwise starts on first use) and check the printer at once."""
+        with self._queue_lock:
+            self._kick = True
+        self._ensure_worker()
+        self._wake.set()
 
     def close(self) -> None:
-        """Stop the background thread and close the port; waiting slips stay in :attr:`pending`."""
-        thread, self._thread = self._thread, None
-        if thread is not None:
-            self._stop.set()
-            self._wake.set()
+        """Stop the worker and close the port; waiting slips stay in :attr:`pending`.
+
+        Waits for a write in progress to end (at most its write timeout).
+        """
+        with self._thread_lock:
+            thread, self._thread = self._thread, None
+            stop = self._stop
+        stop.set()
+        self._wake.set()
+        if thread is not None and thread is not threading.current_thread():
             thread.join(timeout=5)
-        with self._lock:
+        with self._io_lock:
             self._close_port()
 
     def __enter__(self) -> Self:
@@ -286,22 +364,90 @@ class ReceiptPrinter:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    # -- synchronous I/O, for the worker, tests and tools -----------------
+
+    def retry(self) -> Status:
+        """Print every waiting slip now, in order, on this thread; with none, check the printer.
+
+        Blocks for the I/O (and for the worker's, if it is busy).
+        """
+        with self._io_lock:
+            self._last_try = self._clock()
+            if not self._ensure_open():
+                return self._publish()
+            if not self.pending:
+                self._check_paper()
+            while True:
+                with self._queue_lock:
+                    job = self._queue[0] if self._queue else None
+                if job is None or not self._check_paper() or not self._send(job):
+                    break
+                with self._queue_lock:
+                    self._queue.popleft()
+                job._printed.set()
+            return self._publish()
+
+    def reconnect(self, url: str | None = None) -> Status:
+        """Close the port, optionally switch to ``url``, and :meth:`retry` at once (blocking).
+
+        A new ``url`` also forgets what was learnt about the status line.
+        """
+        with self._io_lock:
+            self._close_port()
+            if url is not None and url != self.url:
+                self.url = url
+                self._unanswered, self._answered, self._no_status_line = 0, False, False
+            return self.retry()
+
+    def wait_idle(self, timeout: float = 5.0) -> bool:
+        """Block until the worker has handled every request so far; False on timeout.
+
+        For tests and tools that want to look at the result of the worker's try.
+        """
+        deadline = time.monotonic() + timeout
+        while True:
+            thread = self._thread
+            with self._queue_lock:
+                kicked = self._kick
+            if thread is None or not thread.is_alive() or not (
+                    kicked or self._busy or self._wake.is_set()):
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.002)
+
     # -- internals --------------------------------------------------------
 
-    def _run(self) -> None:
+    def _ensure_worker(self) -> None:
+        with self._thread_lock:
+            if self._thread is not None and self._thread.is_alive():
+                return
+            self._stop = threading.Event()
+            self._thread = threading.Thread(target=self._run, args=(self._stop,),
+                                            name="receipt-printer", daemon=True)
+            self._thread.start()
+
+    def _due(self) -> bool:
+        last = self._last_try
+        return last is None or self._clock() - last >= self.retry_interval
+
+    def _run(self, stop: threading.Event) -> None:
         tick = max(0.01, min(self.retry_interval, 0.5))
-        while not self._stop.is_set():
-            woken = self._wake.wait(tick)
-            if self._stop.is_set():
-                break
+        while not stop.is_set():
+            self._wake.wait(tick)
+            self._busy = True  # before clearing the wake-up, so wait_idle sees no gap
+            self._wake.clear()
             try:
-                if woken:
-                    self._wake.clear()
+                if stop.is_set():
+                    break
+                with self._queue_lock:
+                    kick, self._kick = self._kick, False
+                if kick or self._due():
                     self.retry()
-                else:
-                    self.poll()
             except Exception:  # never let the thread die
                 log.exception("printer thread")
+            finally:
+                self._busy = False
 
     def _ensure_open(self) -> bool:
         if self._port is not None:
@@ -315,23 +461,41 @@ class ReceiptPrinter:
             self._condition = _UNPLUGGED
             return False
 
+    def _write(self, data: bytes) -> None:
+        """Write and drain ``data`` with a write timeout sized to it."""
+        write_timeout = self.timeout + 2 * 10 * len(data) / self.baudrate
+        if getattr(self._port, "write_timeout", None) != write_timeout:
+            self._port.write_timeout = write_timeout
+        self._port.write(data)
+        self._port.flush()
+
     def _check_paper(self) -> bool:
         """Ask DLE EOT 4 (when enabled); True if the printer can print."""
         if not self.check_paper:
             self._condition = _OK
             return True
+        if self._no_status_line:
+            self._condition = _UNCHECKED
+            return True
         try:
             self._port.reset_input_buffer()
-            self._port.write(STATUS_QUERY)
-            self._port.flush()
+            self._write(STATUS_QUERY)
             reply = self._port.read(1)
         except serial.SerialTimeoutException:
             return self._fail(_OFFLINE, "status query timed out")
         except IO_ERRORS as exc:
             return self._fail(_UNPLUGGED, f"status query failed: {exc}")
         if not reply:
+            self._unanswered += 1
+            if not self._answered and self._unanswered >= self.status_tries:
+                log.warning("printer %s: %d status queries unanswered; printing without "
+                            "the paper check (TX-only wiring?)", self.url, self._unanswered)
+                self._no_status_line = True
+                self._condition = _UNCHECKED
+                return True
             self._condition = _OFFLINE  # keep the port: it may wake up
             return False
+        self._unanswered, self._answered = 0, True
         byte = reply[0]
         self._condition = (_NO_PAPER if byte & PAPER_END
                            else _LOW if byte & PAPER_LOW else _OK)
@@ -339,14 +503,13 @@ class ReceiptPrinter:
 
     def _send(self, job: Job) -> bool:
         try:
-            self._port.write(job.data)
-            self._port.flush()
+            self._write(job.payload())
         except serial.SerialTimeoutException:
+            job.reprint = True
             return self._fail(_OFFLINE, f"slip {job.number}: write timed out")
         except IO_ERRORS as exc:
+            job.reprint = True
             return self._fail(_UNPLUGGED, f"slip {job.number}: write failed: {exc}")
-        if not self.check_paper:
-            self._condition = _OK
         return True
 
     def _fail(self, condition: str, why: str) -> bool:

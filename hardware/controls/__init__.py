@@ -3,9 +3,10 @@
 Three buttons (``CONFIRM``, ``UNDO``, ``NEXT``) give :class:`ButtonEvent` s: a
 ``press`` when released before ``hold_time``, or one ``long_press`` when held
 that long (and then no ``press`` on release). What a long press *means* is up
-to the caller. The status light shows ``ready`` (steady), ``waiting``
-(blinking), ``fault`` (fast blink) or ``off``; the optional buzzer beeps
-``tile_seen`` (short) or ``error`` (long double beep).
+to the caller. The status light shows ``ready`` (steady on), ``waiting``
+(blinking) or ``fault`` (off; ``off`` is the same light for "nothing to
+show"); the optional buzzer beeps ``tile_seen`` (short) or ``error`` (long
+double beep), which is the audible fault signal.
 
 Backends, picked by :func:`open_controls`:
 
@@ -18,11 +19,18 @@ Backends, picked by :func:`open_controls`:
     ``u``/Backspace UNDO, ``n``/Space NEXT, uppercase ``C``/``U``/``N`` a long
     press. The light and buzzer become a status line (``output=``) and the
     :attr:`Controls.status` message.
+``panel``
+    the serial button panel of ``hardware/PANEL.md`` (:class:`PanelControls`
+    around :class:`hardware.panel.SerialPanel`) on ``url=`` or, without it,
+    ``$TABLETOP_PANEL``; needs pyserial. The panel firmware decides long
+    presses, at :data:`DEFAULT_HOLD_TIME` like gpio.
 ``mock``
     no hardware: code pushes events with :meth:`MockControls.press`.
 
 Without a kind, ``$TABLETOP_CONTROLS`` decides, else ``gpio`` if gpiozero
-finds pins, else ``keyboard`` if stdin is a terminal, else ``mock``.
+finds pins, else ``keyboard`` if stdin is a terminal, else ``mock``. The
+automatic choice never opens the panel: ask for it with ``panel`` (a serial
+port may be some other device).
 
 Choice on a machine without GPIO: asking for ``gpio`` explicitly (argument or
 environment) raises :class:`ControlsUnavailable` with a readable reason, since
@@ -77,10 +85,31 @@ from hardware.controls.keyboard import _enter_cbreak as _enter_cbreak
 from hardware.controls.keyboard import _keys as _keys
 from hardware.controls.keyboard import _restore_terminal as _restore_terminal
 
+
+def _open_panel(**options: Any) -> Controls:
+    """Build :class:`PanelControls`, importing pyserial only now (it is optional)."""
+    try:
+        from hardware.controls.panel import PanelControls
+    except ImportError as exc:
+        raise ControlsUnavailable(
+            f"panel controls need pyserial ({exc}); pip install pyserial"
+        ) from exc
+    return PanelControls(**options)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "PanelControls":  # lazily: hardware.controls.panel imports pyserial
+        from hardware.controls.panel import PanelControls
+
+        return PanelControls
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 #: Backend name -> factory taking keyword options. Extend with :func:`register_backend`.
 BACKENDS: dict[str, Callable[..., Controls]] = {
     "gpio": GpioControls,
     "keyboard": KeyboardControls,
+    "panel": _open_panel,
     "mock": MockControls,
 }
 
@@ -162,6 +191,7 @@ __all__ = [
     "GpioControls",
     "KeyboardControls",
     "MockControls",
+    "PanelControls",
     "gpio_available",
     "open_controls",
     "register_backend",

@@ -1,7 +1,7 @@
 """The shared part of :mod:`hardware.controls`: constants, events and the base class.
 
-Backends (:mod:`hardware.controls.gpio`, :mod:`hardware.controls.keyboard`)
-import from here, not from the package, so no import goes in a circle;
+Backends (:mod:`hardware.controls.gpio`, :mod:`hardware.controls.keyboard`,
+:mod:`hardware.controls.panel`) import from here, not from the package, so no import goes in a circle;
 :mod:`hardware.controls` re-exports all of it. :class:`MockControls` lives here
 too: it needs no hardware and the :class:`Controls` example uses it.
 """
@@ -35,12 +35,15 @@ DEFAULT_PINS: dict[str, int | str | None] = {
 DEFAULT_HOLD_TIME = 1.5
 DEFAULT_BOUNCE_TIME = 0.02
 
-#: Light states and their blink timing (on seconds, off seconds); ``None`` = not blinking.
-LIGHTS: dict[str, tuple[float, float] | None] = {
-    "ready": None,
+#: Light states: ``True`` steady on, ``False`` off, or a blink (on seconds, off seconds).
+#: As the issue has it: steady = ready, blinking = waiting, off = fault (the
+#: ``error`` beep is the audible fault signal); ``off`` is the same pin state as
+#: ``fault``, for "nothing to show".
+LIGHTS: dict[str, bool | tuple[float, float]] = {
+    "ready": True,
     "waiting": (0.5, 0.5),
-    "fault": (0.1, 0.1),
-    "off": None,
+    "fault": False,
+    "off": False,
 }
 #: Beeps: (on seconds, off seconds, count).
 BEEPS: dict[str, tuple[float, float, int]] = {
@@ -114,10 +117,11 @@ class Controls:
         """Same as :meth:`events`."""
         return self.events(timeout)
 
-    def _emit(self, button: str, kind: str) -> None:
+    def _emit(self, button: str, kind: str, at: float | None = None) -> None:
+        """Queue (and call back) an event; ``at`` is its time (default: now, monotonic)."""
         if self._closed:
             return
-        event = ButtonEvent(button, kind, time.monotonic())
+        event = ButtonEvent(button, kind, time.monotonic() if at is None else at)
         self._queue.put(event)
         callback = self.on_event
         if callback is not None:
@@ -138,7 +142,8 @@ class Controls:
         return self._last_beep
 
     def show(self, state: str) -> None:
-        """Set the status light: ``ready``, ``waiting``, ``fault`` or ``off``."""
+        """Set the status light: ``ready`` (steady), ``waiting`` (blinking), ``fault``
+        (off) or ``off``."""
         if state not in LIGHTS:
             raise ValueError(
                 f"unknown light state {state!r}; states are {', '.join(LIGHTS)}"

@@ -222,12 +222,12 @@ class GpioControls(Controls):
     def _show_light(self, state: str) -> None:
         if self.led is None:
             return
-        blink = LIGHTS[state]
-        if blink is not None:
-            self.led.blink(on_time=blink[0], off_time=blink[1])
-        elif state == "ready":
+        light = LIGHTS[state]
+        if isinstance(light, tuple):
+            self.led.blink(on_time=light[0], off_time=light[1])
+        elif light:
             self.led.on()
-        else:
+        else:  # fault and off: the LED is dark (blink() stops on off())
             self.led.off()
 
     def _sound(self, kind: str) -> None:

@@ -116,19 +116,25 @@ class KeyboardControls(Controls):
         self._render()
 
     def _read_loop(self) -> None:
+        """Read keys until closed; a bad or closed fd ends it with a FAULT status."""
         while not self._closed:
-            ready, _, _ = select.select([self.fd, self._wake_r], [], [])
-            if self._wake_r in ready:
-                return
             try:
+                ready, _, _ = select.select([self.fd, self._wake_r], [], [])
+                if self._wake_r in ready:
+                    return
                 data = os.read(self.fd, 64)
-            except OSError as exc:
-                self._set_status(FAULT, f"keyboard controls: cannot read keys ({exc})")
+            except (OSError, ValueError) as exc:  # fd closed or bad: EBADF, EIO, -1
+                if not self._closed:
+                    self._fault(f"keyboard input closed ({exc})")
                 return
             if not data:
-                self._set_status(FAULT, "keyboard controls: input closed")
+                self._fault("keyboard input closed")
                 return
             self._handle(data)
+
+    def _fault(self, message: str) -> None:
+        with self._lock:  # not overwritten by a _render() checking for READY meanwhile
+            self._set_status(FAULT, message)
 
     def _handle(self, data: bytes) -> None:
         if self._raw and b"\x03" in data:
@@ -143,8 +149,9 @@ class KeyboardControls(Controls):
         return f"keyboard controls: light {self._light}{beep}"
 
     def _render(self, bell: str = "") -> None:
-        if self._status.state == READY:
-            self._set_status(READY, self._describe())
+        with self._lock:
+            if self._status.state == READY:
+                self._set_status(READY, self._describe())
         if self.output is None:
             return
         try:

@@ -233,13 +233,12 @@ def test_gpio_light_off(factory, gpio):
     assert not controls.led.is_lit
 
 
-@pytest.mark.parametrize("state, min_toggles", [("waiting", 3), ("fault", 6)])
-def test_gpio_light_blinks(factory, gpio, state, min_toggles):
+def test_gpio_light_waiting_blinks(factory, gpio):
     controls = gpio()
     led_pin = pin(factory, "LED")
     led_pin.clear_states()
-    controls.show(state)
-    assert wait_for(lambda: len(led_pin.states) > min_toggles, timeout=5)
+    controls.show("waiting")
+    assert wait_for(lambda: len(led_pin.states) > 3, timeout=5)
     values = [s.state for s in led_pin.states[1:]]
     assert True in values and False in values
     controls.show("ready")  # stops blinking, steady on
@@ -249,17 +248,22 @@ def test_gpio_light_blinks(factory, gpio, state, min_toggles):
     assert len(led_pin.states) == count
 
 
-def test_gpio_fault_blinks_faster_than_waiting(factory, gpio):
+@pytest.mark.parametrize("before", ["ready", "waiting"])
+def test_gpio_fault_turns_the_light_off(factory, gpio, before):
+    """steady, blinking, off for ready, waiting, fault (the error beep is heard)."""
     controls = gpio()
     led_pin = pin(factory, "LED")
-    rates = {}
-    for state in ("waiting", "fault"):
-        led_pin.clear_states()
-        controls.show(state)
-        assert wait_for(lambda: len(led_pin.states) >= 4, timeout=5)
-        gaps = [s.timestamp for s in led_pin.states[2:4]]
-        rates[state] = sum(gaps) / len(gaps)
-    assert rates["fault"] < rates["waiting"]
+    controls.show(before)
+    controls.show("fault")
+    assert led_pin.state is False and not controls.led.is_lit
+    assert controls.light == "fault"
+    count = len(led_pin.states)
+    time.sleep(0.6)  # longer than a waiting blink period: no blinking left
+    assert len(led_pin.states) == count and led_pin.state is False
+
+
+def test_light_states_fault_and_off_are_the_same_dark_light():
+    assert ctl.LIGHTS == {"ready": True, "waiting": (0.5, 0.5), "fault": False, "off": False}
 
 
 def test_gpio_unknown_light_state_refused(gpio):
@@ -421,9 +425,61 @@ def test_keyboard_input_closed_is_a_fault():
     controls = KeyboardControls(fd=reader)
     os.close(writer)
     assert wait_for(lambda: controls.status.state == FAULT)
-    assert "input closed" in controls.status.message
+    assert "keyboard input closed" in controls.status.message
     controls.close()
     os.close(reader)
+
+
+def test_keyboard_closed_pty_fd_is_a_fault_not_a_dead_thread():
+    """The slave fd is closed under the reader: its next select() raises EBADF."""
+    master, slave = os.openpty()
+    closed = []
+
+    def close_slave(event):  # runs on the reader thread, between two select() calls
+        if not closed:
+            os.close(slave)
+            closed.append(event)
+
+    try:
+        controls = KeyboardControls(fd=slave, on_event=close_slave)
+        os.write(master, b"n")
+        assert controls.events(timeout=TIMEOUT).button == NEXT
+        assert wait_for(lambda: not controls._thread.is_alive())  # ended, not hung
+        assert controls.status.state == FAULT
+        assert "keyboard input closed" in controls.status.message
+        controls.show("ready")  # a FAULT is not painted over by the status line
+        assert controls.status.state == FAULT
+        controls.close()  # restoring the closed terminal does not raise
+        assert controls.closed
+    finally:
+        os.close(master)
+        if not closed:
+            os.close(slave)
+
+
+def test_keyboard_bad_fd_in_select_is_a_fault(monkeypatch):
+    """select() raising (OSError or ValueError) ends the reader with a FAULT."""
+    from hardware.controls import keyboard
+
+    reader, writer = os.pipe()
+    errors = iter([ValueError("file descriptor cannot be a negative integer (-1)")])
+
+    class BadSelect:
+        @staticmethod
+        def select(*args):
+            raise next(errors)
+
+    monkeypatch.setattr(keyboard, "select", BadSelect)
+    try:
+        controls = KeyboardControls(fd=reader)
+        assert wait_for(lambda: not controls._thread.is_alive())
+        assert controls.status == Status(
+            FAULT, "keyboard input closed (file descriptor cannot be a negative integer (-1))"
+        )
+        controls.close()
+    finally:
+        os.close(reader)
+        os.close(writer)
 
 
 # -- mock ---------------------------------------------------------------------
@@ -526,6 +582,40 @@ def test_auto_without_pins_on_this_machine_never_raises(monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.StringIO(""))
     with open_controls() as controls:
         assert isinstance(controls, MockControls)
+
+
+def test_auto_never_picks_the_panel(monkeypatch, pty):
+    _no_gpio(monkeypatch)
+    _master, slave = pty
+    monkeypatch.setenv("TABLETOP_PANEL", os.ttyname(slave))  # configured, not asked for
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    with open_controls() as controls:
+        assert isinstance(controls, MockControls)
+    monkeypatch.setenv("TABLETOP_CONTROLS", "auto")
+    with open_controls() as controls:
+        assert isinstance(controls, MockControls)
+
+
+def test_panel_backend_through_the_environment(monkeypatch, pty):
+    master, slave = pty
+    import tty
+
+    tty.setraw(slave)
+    monkeypatch.setenv("TABLETOP_CONTROLS", "panel")
+    monkeypatch.setenv("TABLETOP_PANEL", os.ttyname(slave))
+    with open_controls(None) as controls:
+        assert isinstance(controls, ctl.PanelControls)
+        assert wait_for(lambda: controls.panel.connected)
+        os.write(master, b"HELLO 1.0\nP CONFIRM\n")
+        event = controls.events(timeout=TIMEOUT)
+        assert event == ButtonEvent(CONFIRM, PRESS, event.time)
+        assert wait_for(lambda: controls.status == Status(READY, "panel ready"))
+
+
+def test_panel_backend_without_pyserial_is_unavailable(monkeypatch):
+    monkeypatch.setitem(sys.modules, "hardware.controls.panel", None)  # import fails
+    with pytest.raises(ControlsUnavailable, match="pyserial"):
+        open_controls("panel", url="loop://")
 
 
 def test_register_backend(monkeypatch):

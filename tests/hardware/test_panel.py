@@ -3,15 +3,29 @@
 from __future__ import annotations
 
 import os
+import re
 import select
 import threading
 import time
 import tty
+from pathlib import Path
 
 import pytest
 import serial
 
+from hardware.controls import (
+    BACKENDS,
+    DEFAULT_HOLD_TIME,
+    LIGHTS,
+    LONG_PRESS,
+    PRESS,
+    ButtonEvent,
+    ControlsUnavailable,
+    open_controls,
+)
+from hardware.controls.panel import PanelControls
 from hardware.panel import (
+    LONG_PRESS_TIME,
     GarbledLine,
     Hello,
     LineSplitter,
@@ -21,6 +35,9 @@ from hardware.panel import (
     parse_line,
 )
 from hardware.status import FAULT, READY, WAITING, Status
+
+PANEL_MD = Path(__file__).resolve().parents[2] / "hardware" / "PANEL.md"
+CONNECTED = Status(WAITING, "panel connected; waiting for HELLO")
 
 
 def wait_until(predicate, timeout: float = 5.0) -> bool:
@@ -208,10 +225,11 @@ def test_missing_port_is_a_fault_with_reconnect_attempts():
         plugged.set()
         assert wait_until(lambda: panel.connected)
         assert board.expect(10) == b"LED FAULT\n"  # the remembered LED state
+        assert panel.status == CONNECTED  # open, but nothing heard yet
         board.send(b"P CONFIRM\n")
         assert panel.get_event(timeout=5).button == "CONFIRM"
-        assert seen[0] == Status(FAULT, "panel unplugged")
-        assert seen[-1] == Status(READY, "panel ready")
+        assert seen == [Status(FAULT, "panel unplugged"), CONNECTED,
+                        Status(READY, "panel ready")]
     finally:
         panel.close()
         board.close()
@@ -238,9 +256,13 @@ def test_unplugged_mid_session_then_replugged():
         attached[0] = second
         assert wait_until(lambda: panel.connected)
         assert second.expect(10) == b"LED READY\n"
+        assert panel.status == CONNECTED  # a new connection waits for HELLO again
+        second.send(b"HELLO 2.0\n")
+        assert wait_until(lambda: panel.status == Status(READY, "panel ready"))
+        assert second.expect(10) == b"LED READY\n"  # re-sent after HELLO
         second.send(b"L CONFIRM\n")
         assert panel.get_event(timeout=5) is not None
-        assert panel.reconnects == 2
+        assert panel.reconnects == 2 and panel.version == "2.0"
     finally:
         panel.close()
         second.close()
@@ -284,3 +306,193 @@ def test_feed_without_a_thread():
     assert panel.get_event(timeout=0) == PanelEvent("NEXT", "long_press", 3.0)
     assert panel.garbled == 1
     panel.close()
+
+
+# -- status: an open port is not yet a panel -------------------------------------
+
+def test_open_port_is_waiting_until_hello(board, panel):
+    assert panel.status == CONNECTED and not panel.alive
+    board.send(b"HELLO 1.0\n")
+    assert wait_until(lambda: panel.status == Status(READY, "panel ready"))
+    assert panel.alive and panel.version == "1.0"
+
+
+def test_wrong_device_on_the_port_stays_waiting(board, panel):
+    board.send(b"AT+GMR\r\nOK\r\n$GPGGA,123519,4807.038,N\n")  # a modem, a GPS...
+    assert wait_until(lambda: panel.garbled == 3)
+    assert panel.status == Status(
+        WAITING, "panel connected; waiting for HELLO; 3 garbled lines ignored")
+    assert panel.get_event(timeout=0) is None
+
+
+def test_firmware_without_hello_is_ready_after_its_first_valid_line(board):
+    seen = []
+    panel = SerialPanel(board.url, reconnect_interval=0.05, on_status=seen.append)
+    try:
+        assert wait_until(lambda: panel.connected)
+        assert panel.status == CONNECTED
+        board.send(b"P NEXT\n")
+        assert panel.get_event(timeout=5).button == "NEXT"
+        # published before the event was handed out: no wait needed
+        assert seen[-1] == Status(READY, "panel ready") and panel.version is None
+    finally:
+        panel.close()
+
+
+def test_on_event_callback_replaces_the_queue(board):
+    got = []
+    panel = SerialPanel(board.url, reconnect_interval=0.05, clock=lambda: 4.0,
+                        on_event=got.append)
+    try:
+        assert wait_until(lambda: panel.connected)
+        board.send(b"P UNDO\nL NEXT\n")
+        assert wait_until(lambda: len(got) == 2)
+        assert got == [PanelEvent("UNDO", "press", 4.0), PanelEvent("NEXT", "long_press", 4.0)]
+        assert panel.get_event(timeout=0) is None
+    finally:
+        panel.close()
+
+
+# -- PANEL.md agrees with the code ---------------------------------------------------
+
+def test_long_press_time_is_the_gpio_hold_time():
+    text = PANEL_MD.read_text()
+    assert LONG_PRESS_TIME == DEFAULT_HOLD_TIME == 1.5
+    sketch = re.search(r"LONG_MS = (\d+);", text)
+    assert sketch and int(sketch.group(1)) == round(DEFAULT_HOLD_TIME * 1000)
+    assert "held for 1.5 s" in text and "DEFAULT_HOLD_TIME" in text
+    assert "800" not in text
+
+
+def test_led_fault_is_off_in_the_protocol():
+    text = PANEL_MD.read_text()
+    assert "| `LED FAULT` | LED off |" in text
+    assert "| `LED READY` | LED steady on" in text and "| `LED WAITING` | LED blinking" in text
+    assert "fast blink" not in text and "led = FAULT" not in text
+    assert 'if (!strcmp(cmd, "LED FAULT")) led = OFF;' in text
+    assert LIGHTS["fault"] is False and LIGHTS["off"] is False  # GPIO: the same
+
+
+# -- the panel as a controls backend -------------------------------------------------
+
+@pytest.fixture
+def controls(board):
+    c = open_controls("panel", url=board.url, reconnect_interval=0.05)
+    assert wait_until(lambda: c.panel.connected)
+    yield c
+    c.close()
+
+
+def test_panel_backend_is_registered():
+    assert "panel" in BACKENDS
+    import hardware.controls as ctl
+
+    assert ctl.PanelControls is PanelControls
+
+
+def test_panel_controls_events_are_button_events(board, controls):
+    assert isinstance(controls, PanelControls) and controls.kind == "panel"
+    seen = []
+    controls.on_event = seen.append
+    before = time.monotonic()
+    board.send(b"P CONFIRM\nL UNDO\n")
+    first, second = controls.events(timeout=5), controls.get_event(timeout=5)
+    assert type(first) is ButtonEvent and type(second) is ButtonEvent
+    assert (first.button, first.kind) == ("CONFIRM", PRESS)
+    assert (second.button, second.kind) == ("UNDO", LONG_PRESS)
+    assert before <= first.time <= second.time <= time.monotonic()
+    assert seen == [first, second]
+    assert controls.events(timeout=0.05) is None
+    assert controls.panel.get_event(timeout=0) is None  # not queued twice
+
+
+def test_panel_controls_light_and_beeps(board, controls):
+    for state, line in (("ready", b"LED READY\n"), ("waiting", b"LED WAITING\n"),
+                        ("fault", b"LED FAULT\n"), ("off", b"LED OFF\n")):
+        controls.show(state)
+        assert board.expect(len(line)) == line
+        assert controls.light == state
+    controls.beep("tile_seen")
+    assert board.expect(11) == b"BEEP SHORT\n"
+    controls.beep("error")
+    assert board.expect(10) == b"BEEP LONG\n"
+    assert controls.last_beep == "error"
+    with pytest.raises(ValueError, match="unknown light state"):
+        controls.show("blink")
+    with pytest.raises(ValueError, match="unknown beep"):
+        controls.beep("short")
+    assert board.quiet()
+
+
+def test_panel_controls_status_is_the_panels(board, controls):
+    assert controls.status == CONNECTED
+    board.send(b"HELLO 1.0\n")
+    assert wait_until(lambda: controls.status == Status(READY, "panel ready"))
+    board.send(b"\xff\n")
+    assert wait_until(lambda: controls.status.message.endswith("1 garbled line ignored"))
+
+
+def test_panel_controls_unplugged_is_a_fault_and_light_is_kept():
+    attached = []
+
+    def opener(url, **kw):
+        if not attached:
+            raise serial.SerialException(f"could not open port {url}")
+        return serial.serial_for_url(attached[0].url, **kw)
+
+    controls = open_controls("panel", url="/dev/tabletop-panel", opener=opener,
+                             reconnect_interval=0.02)
+    board = FakeBoard()
+    try:
+        assert wait_until(lambda: controls.status == Status(FAULT, "panel unplugged"))
+        controls.show("waiting")  # no exception while unplugged
+        controls.beep("error")
+        attached.append(board)
+        assert wait_until(lambda: controls.panel.connected)
+        assert board.expect(12) == b"LED WAITING\n"
+    finally:
+        controls.close()
+        board.close()
+
+
+def test_panel_controls_close_closes_the_port(board):
+    ports = []
+
+    def opener(url, **kw):
+        ports.append(serial.serial_for_url(url, **kw))
+        return ports[-1]
+
+    controls = open_controls("panel", url=board.url, opener=opener, reconnect_interval=0.05)
+    assert wait_until(lambda: controls.panel.connected)
+    thread = controls.panel._thread
+    controls.close()
+    controls.close()  # idempotent
+    assert not ports[0].is_open and not controls.panel.connected
+    assert not thread.is_alive()
+    assert controls.closed and controls.status == Status(WAITING, "panel controls closed")
+    assert controls.events(timeout=1) is None
+    controls.show("ready")  # closed: ignored
+    assert board.quiet()
+
+
+def test_panel_controls_url_from_environment(board, monkeypatch):
+    monkeypatch.setenv("TABLETOP_CONTROLS", "panel")
+    monkeypatch.setenv("TABLETOP_PANEL", board.url)
+    with open_controls(None, reconnect_interval=0.05) as controls:
+        assert isinstance(controls, PanelControls) and controls.url == board.url
+        assert wait_until(lambda: controls.panel.connected)
+        board.send(b"L NEXT\n")
+        event = controls.events(timeout=5)
+        assert (event.button, event.kind) == ("NEXT", LONG_PRESS)
+
+
+def test_panel_controls_url_option_wins_over_environment(board, monkeypatch):
+    monkeypatch.setenv("TABLETOP_PANEL", "/dev/nonexistent-panel")
+    with open_controls("panel", url=board.url) as controls:
+        assert controls.url == board.url
+
+
+def test_panel_controls_without_a_url_is_unavailable(monkeypatch):
+    monkeypatch.delenv("TABLETOP_PANEL", raising=False)
+    with pytest.raises(ControlsUnavailable, match="TABLETOP_PANEL"):
+        open_controls("panel")

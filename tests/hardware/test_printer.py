@@ -11,7 +11,14 @@ import tty
 import pytest
 import serial
 
-from hardware.printer import ReceiptPrinter, qr_bytes, slip_bytes, wrap_text
+from hardware.printer import (
+    REPRINT_LINE,
+    ReceiptPrinter,
+    qr_bytes,
+    qr_version,
+    slip_bytes,
+    wrap_text,
+)
 from hardware.status import FAULT, READY, WAITING, Status
 
 QUERY = b"\x10\x04\x04"  # DLE EOT 4
@@ -160,6 +167,40 @@ def test_text_is_cp437_with_question_marks_for_the_rest():
     assert wrap_text("日本語" * 20, 32)[0] == "?" * 32
 
 
+# -- QR codes must fit the 384-dot head of a 58 mm printer ----------------
+
+def module_size_of(code: bytes) -> int:
+    at = code.index(gs_k(3, 0, 49, 67))  # fn 167
+    return code[at + 7]
+
+
+def test_qr_version_follows_the_level_m_byte_capacity():
+    assert [qr_version(n) for n in (1, 14, 15, 251, 252, 1125, 1126, 2331)] == [
+        1, 1, 2, 11, 12, 27, 28, 40]
+
+
+def test_qr_module_size_shrinks_until_the_code_fits_384_dots():
+    assert module_size_of(qr_bytes("x" * 251)) == 6  # version 11: 61 modules * 6 = 366
+    assert module_size_of(qr_bytes("x" * 252)) == 5  # version 12: 65 * 6 = 390 > 384
+    assert module_size_of(qr_bytes("x" * 1125)) == 3  # version 27: 125 * 3 = 375
+    assert module_size_of(qr_bytes("x" * 600, module_size=2)) == 2  # never enlarged
+    for n in (1, 100, 251, 252, 500, 800, 1125):
+        version = qr_version(n)
+        assert (17 + 4 * version) * module_size_of(qr_bytes("x" * n)) <= 384
+
+
+def test_qr_too_wide_for_the_paper_is_refused_naming_the_limit():
+    with pytest.raises(ValueError, match=r"384 dots.*1125 bytes"):
+        qr_bytes("x" * 1126)  # version 28: 129 * 3 = 387 dots
+    with pytest.raises(ValueError, match=r"60 dots.*213 bytes"):  # version 10: 57 modules
+        qr_bytes("x" * 300, module_size=1, max_dots=60)
+    printer = ReceiptPrinter("/dev/nonexistent-printer")
+    with pytest.raises(ValueError, match="384 dots"):
+        printer.print_slip("x", qr="x" * 1500)
+    assert printer.pending == []
+    printer.close()
+
+
 # -- through pyserial -------------------------------------------------------
 
 def test_loop_url_receives_the_exact_slip():
@@ -171,17 +212,96 @@ def test_loop_url_receives_the_exact_slip():
 
     printer = ReceiptPrinter("loop://", check_paper=False, opener=opener)
     job = printer.print_slip("Cy wins", qr="game-7")
-    assert job.done and printer.pending == []
+    assert job.wait(5) and printer.pending == []
     expected = slip_bytes("Cy wins", "game-7", 32)
     assert ports[0].read(len(expected)) == expected
+    assert printer.wait_idle()
     assert printer.status == Status(READY, "printer ready")
+    printer.close()
+
+
+def test_a_normal_slip_longer_than_timeout_on_the_wire_prints():
+    # 20 full lines = 666 bytes: 0.69 s at 9600 baud, more than the 0.5 s timeout
+    ports = []
+
+    def opener(url, **kw):
+        ports.append(serial.serial_for_url(url, **kw))
+        return ports[-1]
+
+    text = "\n".join(f"{i:2d} " + "x" * 29 for i in range(20))
+    expected = slip_bytes(text)
+    assert len(expected) == 666 and len(expected) * 10 / 9600 > 0.5
+    printer = ReceiptPrinter("loop://", timeout=0.5, check_paper=False, retry_interval=60,
+                             opener=opener)
+    job = printer.print_slip(text)
+    assert job.wait(5)
+    assert ports[-1].read(len(expected)) == expected
+    assert ports[-1].write_timeout >= len(expected) * 10 / 9600
+    assert printer.status == Status(READY, "printer ready")
+    printer.close()
+
+
+class FlakyPort:
+    """A port whose first ``fails`` slip writes send half the bytes, then time out."""
+
+    def __init__(self, fails: int = 1) -> None:
+        self.fails = fails
+        self.write_timeout = None
+        self.sent: list[bytes] = []
+        self.threads: set[str] = set()
+
+    def write(self, data: bytes) -> int:
+        self.threads.add(threading.current_thread().name)
+        if self.fails:
+            self.fails -= 1
+            self.sent.append(data[:len(data) // 2])
+            raise serial.SerialTimeoutException("Write timeout")
+        self.sent.append(bytes(data))
+        return len(data)
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_slip_that_failed_part_way_is_reprinted_whole_and_marked():
+    port = FlakyPort(fails=1)
+    printer = ReceiptPrinter("fake://", check_paper=False, retry_interval=60,
+                             opener=lambda url, **kw: port)
+    job = printer.print_slip("Ann 1st\nBob 2nd", qr="g/9")
+    assert printer.wait_idle()
+    assert not job.done and job.reprint
+    assert printer.status == Status(FAULT, "printer offline; 1 slip waiting")
+    data = slip_bytes("Ann 1st\nBob 2nd", "g/9")
+    assert port.sent == [data[:len(data) // 2]]  # half a slip is on the paper
+
+    assert printer.retry() == Status(READY, "printer ready")
+    assert job.done
+    assert port.sent[1] == b"\x1b@" + REPRINT_LINE + data[2:]  # whole, and says so
+    assert REPRINT_LINE == b"*** REPRINT ***\n"
+    later = printer.print_slip("next")
+    assert later.wait(5) and not later.reprint
+    assert port.sent[2] == slip_bytes("next")  # a clean slip has no mark
+    printer.close()
+
+
+def test_write_timeout_grows_with_the_slip():
+    port = FlakyPort(fails=0)
+    printer = ReceiptPrinter("fake://", baudrate=9600, timeout=0.5, check_paper=False,
+                             opener=lambda url, **kw: port)
+    job = printer.print_slip("y" * 3000)
+    assert job.wait(5)
+    wire = len(job.data) * 10 / 9600  # about 3.2 s
+    assert wire + 0.5 <= port.write_timeout <= 2 * wire + 0.5
     printer.close()
 
 
 def test_pty_printer_gets_status_query_then_slip(device):
     printer = ReceiptPrinter(device.url, timeout=1.0)
     job = printer.print_slip("Ann 1st", qr="https://example.org/g/1")
-    assert job.done
+    assert job.wait(5)
     expected = QUERY + slip_bytes("Ann 1st", "https://example.org/g/1")
     assert wait_until(lambda: device.data() == expected)
     assert printer.status.state == READY
@@ -190,9 +310,11 @@ def test_pty_printer_gets_status_query_then_slip(device):
 
 def test_offline_printer_keeps_jobs_then_prints_each_once_in_order(device):
     seen = []
-    printer = ReceiptPrinter("/dev/nonexistent-printer", timeout=1.0, on_status=seen.append)
+    printer = ReceiptPrinter("/dev/nonexistent-printer", timeout=1.0, retry_interval=60,
+                             on_status=seen.append)
     first = printer.print_slip("slip one")
     second = printer.print_slip("slip two", qr="2")
+    assert printer.wait_idle()
     assert not first.done and not second.done
     assert printer.pending == [first, second]
     assert printer.status == Status(FAULT, "printer unplugged; 2 slips waiting")
@@ -206,7 +328,9 @@ def test_offline_printer_keeps_jobs_then_prints_each_once_in_order(device):
     printer.retry()  # nothing left: only a status check
     assert wait_until(lambda: device.data() == QUERY + one + QUERY + two + QUERY)
     assert device.data().count(one) == 1 and device.data().count(two) == 1
-    assert [s.state for s in seen] == [FAULT, FAULT, READY]
+    assert seen[-2:] == [Status(FAULT, "printer unplugged; 2 slips waiting"),
+                         Status(READY, "printer ready")]
+    assert all(s.state == FAULT for s in seen[:-1])
     printer.close()
 
 
@@ -214,8 +338,10 @@ def test_out_of_paper_waits_then_prints():
     device = FakePrinter(reply=PAPER_END_BYTE)
     try:
         seen = []
-        printer = ReceiptPrinter(device.url, timeout=1.0, on_status=seen.append)
+        printer = ReceiptPrinter(device.url, timeout=1.0, retry_interval=60,
+                                 on_status=seen.append)
         job = printer.print_slip("final scores")
+        assert printer.wait_idle()
         assert not job.done
         assert printer.status == Status(WAITING, "printer: out of paper; 1 slip waiting")
         assert printer.pending == [job]
@@ -236,7 +362,8 @@ def test_paper_low_still_prints():
     device = FakePrinter(reply=0x12 | 0x0C)
     try:
         printer = ReceiptPrinter(device.url, timeout=1.0)
-        assert printer.print_slip("x").done
+        assert printer.print_slip("x").wait(5)
+        assert printer.wait_idle()
         assert printer.status == Status(READY, "printer ready; paper low")
         printer.close()
     finally:
@@ -246,10 +373,9 @@ def test_paper_low_still_prints():
 def test_silent_printer_is_offline_until_it_answers():
     device = FakePrinter(reply=None)
     try:
-        printer = ReceiptPrinter(device.url, timeout=0.2)
-        started = time.monotonic()
+        printer = ReceiptPrinter(device.url, timeout=0.2, retry_interval=60)
         job = printer.print_slip("x")
-        assert time.monotonic() - started < 2  # bounded by the timeout
+        assert printer.wait_idle()
         assert printer.status == Status(FAULT, "printer offline; 1 slip waiting")
         device.reply = OK_BYTE
         assert printer.retry().state == READY and job.done
@@ -258,18 +384,103 @@ def test_silent_printer_is_offline_until_it_answers():
         device.close()
 
 
+def test_game_calls_never_wait_for_the_port():
+    device = FakePrinter(reply=None)  # silent: each status read waits the full timeout
+    try:
+        printer = ReceiptPrinter(device.url, timeout=1.0, retry_interval=60)
+        started = time.monotonic()
+        first = printer.print_slip("first")
+        assert time.monotonic() - started < 0.25
+        assert wait_until(lambda: device.data() == QUERY)  # the worker now waits 1 s for a reply
+        started = time.monotonic()
+        second = printer.print_slip("second")
+        assert printer.pending == [first, second]
+        printer.status
+        printer.poll()
+        assert time.monotonic() - started < 0.25  # nothing waited for the worker's read
+        printer.close()
+    finally:
+        device.close()
+
+
+def test_the_worker_starts_on_first_use_and_close_stops_it(device):
+    threads = []
+
+    def opener(url, **kw):
+        threads.append(threading.current_thread())
+        return serial.serial_for_url(url, **kw)
+
+    printer = ReceiptPrinter(device.url, timeout=1.0, opener=opener)
+    assert printer._thread is None and printer.status.state == WAITING  # nothing yet
+    job = printer.print_slip("x")
+    worker = printer._thread
+    assert worker is not None and worker.daemon
+    assert job.wait(5)
+    assert threads and threading.main_thread() not in threads  # no I/O on the caller's thread
+    printer.close()
+    assert not worker.is_alive()
+    again = printer.print_slip("y")  # usable again: a new worker
+    assert again.wait(5)
+    printer.close()
+    assert wait_until(lambda: device.data().count(slip_bytes("y")) == 1)
+    assert device.data().count(slip_bytes("x")) == 1
+
+
+def test_tx_only_printer_prints_without_the_paper_check_after_three_queries():
+    device = FakePrinter(reply=None)  # RX not wired: DLE EOT 4 is never answered
+    try:
+        printer = ReceiptPrinter(device.url, timeout=0.1, retry_interval=60)
+        job = printer.print_slip("x")
+        assert printer.wait_idle()
+        assert not job.done and printer.status.state == FAULT  # 1 query unanswered
+        assert printer.retry().state == FAULT and not job.done  # 2
+        assert printer.retry() == Status(
+            READY, "printer ready (no status line: paper not checked)")  # 3: fall back
+        assert job.done
+        assert wait_until(lambda: device.data() == QUERY * 3 + slip_bytes("x"))
+        later = printer.print_slip("y")  # no more queries, no more waiting
+        assert later.wait(5)
+        assert wait_until(lambda: device.data() == QUERY * 3 + slip_bytes("x") + slip_bytes("y"))
+        printer.close()
+    finally:
+        device.close()
+
+
+def test_a_printer_that_answered_once_is_not_given_up():
+    device = FakePrinter(reply=OK_BYTE)
+    try:
+        printer = ReceiptPrinter(device.url, timeout=0.1, retry_interval=60)
+        assert printer.print_slip("a").wait(5)
+        device.reply = None  # switched off behind its USB adapter
+        job = printer.print_slip("b")
+        assert printer.wait_idle()
+        for _ in range(4):
+            assert printer.retry() == Status(FAULT, "printer offline; 1 slip waiting")
+        assert not job.done and slip_bytes("b") not in device.data()
+        device.reply = OK_BYTE
+        assert printer.retry() == Status(READY, "printer ready") and job.done
+        printer.close()
+    finally:
+        device.close()
+
+
 def test_write_timeout_keeps_the_job():
     device = FakePrinter(reading=False)  # nobody drains the pty: writes block
     try:
-        printer = ReceiptPrinter(device.url, timeout=0.2, check_paper=False)
+        # a pty is as fast as it is fed: a high baud rate keeps the sized write timeout short
+        printer = ReceiptPrinter(device.url, baudrate=4_000_000, timeout=0.2,
+                                 check_paper=False, retry_interval=60)
         big = "\n".join(f"line {i:06d}" for i in range(8000))  # ~96 kB, more than a pty buffers
         job = printer.print_slip(big)
-        assert not job.done
+        assert printer.wait_idle()
+        assert not job.done and job.reprint
         assert printer.status == Status(FAULT, "printer offline; 1 slip waiting")
         printer.timeout = 5.0
         device.start_reading()
         assert printer.retry().state == READY and job.done
-        assert wait_until(lambda: device.data().endswith(slip_bytes(big)))
+        reprint = b"\x1b@" + REPRINT_LINE + slip_bytes(big)[2:]
+        assert wait_until(lambda: device.data().endswith(reprint))
+        assert device.data().count(REPRINT_LINE) == 1
         printer.close()
     finally:
         device.close()
@@ -278,10 +489,11 @@ def test_write_timeout_keeps_the_job():
 def test_unplugged_mid_session_reports_fault_and_recovers():
     old, new = FakePrinter(), FakePrinter()
     try:
-        printer = ReceiptPrinter(old.url, timeout=0.5)
-        assert printer.print_slip("a").done
+        printer = ReceiptPrinter(old.url, timeout=0.5, retry_interval=60)
+        assert printer.print_slip("a").wait(5)
         old.close()  # the device disappears
         job = printer.print_slip("b")
+        assert printer.wait_idle()
         assert not job.done and printer.status.state == FAULT
         printer.reconnect(new.url)
         assert job.done
@@ -303,18 +515,21 @@ def test_poll_respects_the_minimum_interval_with_an_injected_clock(device):
 
     printer = ReceiptPrinter("/dev/ttyUSB9", retry_interval=10, timeout=1.0,
                              opener=opener, clock=lambda: now[0])
-    job = printer.print_slip("x")  # try 1 at t=100
-    assert len(calls) == 1
+    job = printer.print_slip("x")  # the worker's try 1 at t=100
+    assert printer.wait_idle() and len(calls) == 1
     now[0] = 105
-    assert printer.poll().state == FAULT and len(calls) == 1  # too soon
+    assert printer.poll().state == FAULT  # too soon
+    assert printer.wait_idle() and len(calls) == 1
     now[0] = 110
     printer.poll()  # try 2 at t=110, fails
-    assert len(calls) == 2 and not job.done
+    assert printer.wait_idle() and len(calls) == 2 and not job.done
     now[0] = 119.9
     printer.poll()
-    assert len(calls) == 2
+    assert printer.wait_idle() and len(calls) == 2
     now[0] = 120
-    assert printer.poll().state == READY and job.done and len(calls) == 3
+    printer.poll()
+    assert job.wait(5) and len(calls) == 3
+    assert printer.wait_idle() and printer.status.state == READY
     printer.close()
 
 
@@ -352,8 +567,9 @@ def test_status_callback_errors_do_not_reach_the_game():
         raise RuntimeError("screen is gone")
 
     printer = ReceiptPrinter("/dev/nonexistent-printer", on_status=broken)
-    assert not printer.print_slip("x").done
-    assert printer.status.state == FAULT
+    job = printer.print_slip("x")
+    assert printer.wait_idle()
+    assert not job.done and printer.status.state == FAULT
     printer.close()
 
 
