@@ -5,9 +5,11 @@ prefix of a source string through the :data:`SOURCES` registry
 (``picamera2``, ``usb:0``, ``usb:/dev/v4l/by-id/...``, ``file:game.mp4``,
 ``dir:frames/``); the composition root may register more (``sim``). Every
 backend gives the same :class:`Camera`: ``read()`` returns the latest
-:class:`Frame` or ``None``, and never raises for a device fault. Faults, black
-and frozen frames are reported in :attr:`Camera.status`, and a lost device is
-reopened on later reads, at most once per ``retry_interval`` seconds.
+:class:`Frame` (always HxWx3 ``uint8`` BGR) or ``None``, and never raises for a
+device fault. Faults, stalls, black and frozen frames are reported in
+:attr:`Camera.status`, and a lost or stalled device is reopened on later
+reads, at most once per ``retry_interval`` seconds. Live cameras (``usb:``,
+``picamera2``) are read by a thread, see :class:`Live`.
 
 >>> import tempfile, numpy as np, cv2
 >>> with tempfile.TemporaryDirectory() as folder:
@@ -117,16 +119,13 @@ class Camera:
         self._notes = []
         try:
             got = self._fetch()
+            return None if got is None else self._deliver(*got)
         except EndOfStream as end:
             self._ended = True
             self._status = Status(WAITING, f"camera {self.source} {end}")
-            return None
         except Exception as exc:  # noqa: BLE001 - a device fault must never reach the game
             self._fault(exc)
-            return None
-        if got is None:
-            return None
-        return self._deliver(*got)
+        return None
 
     def motion(self) -> float | None:
         """Mean absolute difference of a small grey image vs the previous frame."""
@@ -191,9 +190,10 @@ class Camera:
             self._disconnect()
 
     def _deliver(self, image: np.ndarray, timestamp: float) -> Frame:
+        image = as_bgr(image)
+        small = self._small_gray(image)
         frame = Frame(image, float(timestamp), self._count)
         self._count += 1
-        small = self._small_gray(image)
         if self._small is not None and self._small.shape == small.shape:
             self._motion = float(np.mean(cv2.absdiff(small, self._small)))
         self._small = small
@@ -216,16 +216,172 @@ class Camera:
             self._status = Status(READY, f"camera {self.source} ready")
 
 
+def as_bgr(image: Any) -> np.ndarray:
+    """``image`` as an HxWx3 ``uint8`` BGR picture; grey and BGRA are converted.
+
+    >>> as_bgr(np.zeros((2, 3), np.uint8)).shape, as_bgr(np.zeros((2, 3, 4), np.uint8)).shape
+    ((2, 3, 3), (2, 3, 3))
+    >>> as_bgr(np.zeros((2, 3, 5), np.uint8))
+    Traceback (most recent call last):
+    hardware.camera.CameraError: gives frames of shape (2, 3, 5), not a picture
+    """
+    image = np.asarray(image)
+    if image.dtype != np.uint8:
+        raise CameraError(f"gives {image.dtype} frames, not uint8")
+    channels = image.shape[2] if image.ndim == 3 else 1
+    if image.ndim not in (2, 3) or image.size == 0 or channels not in (1, 3, 4):
+        raise CameraError(f"gives frames of shape {image.shape}, not a picture")
+    if channels == 1:
+        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    if channels == 4:
+        return cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+    return image
+
+
 def _target(source: str) -> str:
     return source.partition(":")[2]
 
 
-class PiCamera(Camera):
+class Live(Camera):
+    """A live camera (``usb:``, ``picamera2``) fed by a :class:`_Grabber` thread.
+
+    The thread waits for frames, so ``read()`` never blocks on the device. It
+    decodes only frames that are asked for: each ``read()`` asks for the next
+    one, and returns the frame decoded for the previous call, if any. So a
+    frame is never older than the gap between two ``read()`` calls (plus one
+    frame period), no backlog builds up, and nothing is decoded in vain.
+
+    A device that stops delivering (a stalled driver, which V4L2 can be for
+    ~10 s after an unplug) is reported WAITING after ``stall_timeout / 2``
+    seconds without a frame, FAULT ("gives no frames") after ``stall_timeout``
+    and then reopened; ``stall_timeout=None`` turns the check off. Subclasses
+    implement the device hooks, which only the grab thread calls.
+    """
+
+    #: Seconds ``close()`` waits for the thread to stop; a thread still stuck
+    #: in the driver after that is left to release the device when it returns.
+    join_timeout = 0.25
+
+    def __init__(self, source: str, *, stall_timeout: float | None = 3.0,
+                 **common: Any) -> None:
+        super().__init__(source, **common)
+        self.stall_timeout = stall_timeout
+        self._grabber: _Grabber | None = None
+
+    def _open_device(self) -> Any:
+        """Open and start the device, or raise :class:`CameraError` (in ``read()``)."""
+        raise NotImplementedError
+
+    def _prepare(self, device: Any) -> None:
+        """Set the device up in the thread, before the first grab."""
+
+    def _grab(self, device: Any) -> Any:
+        """Wait for the next frame without decoding it; return a handle or raise."""
+        raise NotImplementedError
+
+    def _retrieve(self, device: Any, handle: Any) -> Any:
+        """Decode the frame ``handle`` grabbed (and let go of the handle)."""
+        raise NotImplementedError
+
+    def _discard(self, handle: Any) -> None:
+        """Let go of a grabbed frame nobody asked for."""
+
+    def _release(self, device: Any) -> None:
+        """Stop and close the device; called by the thread as it exits."""
+
+    def _connect(self) -> None:
+        self._grabber = _Grabber(self, self._open_device())
+
+    def _fetch(self) -> tuple[Any, float] | None:
+        latest, error, arrival = self._grabber.take()
+        if latest is not None:
+            return latest
+        if error is not None:
+            raise error
+        silent = self.clock() - arrival
+        if self.stall_timeout is not None and silent >= self.stall_timeout:
+            raise CameraError("gives no frames")
+        if self.stall_timeout is not None and silent >= self.stall_timeout / 2:
+            self._status = Status(WAITING, f"camera {self.source} has given no frame "
+                                           f"for {silent:.1f} s")
+        return None
+
+    def _disconnect(self) -> None:
+        grabber, self._grabber = self._grabber, None
+        if grabber is not None:
+            grabber.stop(self.join_timeout)
+
+
+class _Grabber:
+    """The daemon thread behind one opening of a :class:`Live` camera.
+
+    Only this thread touches the device: it grabs in a loop, decodes a frame
+    when :meth:`take` has asked for one, and releases the device itself when
+    it exits, so the device is never released while a call is still inside
+    the driver. Each opening has its own grabber, so an old thread left
+    stuck in the driver never touches a newer opening's state.
+    """
+
+    def __init__(self, camera: Live, device: Any) -> None:
+        self.camera, self.device = camera, device
+        self.stopping = threading.Event()
+        self._lock = threading.Lock()
+        self._wanted = False
+        self._latest: tuple[Any, float] | None = None
+        self._error: Exception | None = None
+        self._arrival = camera.clock()  # when the last frame was grabbed
+        self.thread = threading.Thread(target=self._run, name=f"camera {camera.source}",
+                                       daemon=True)
+        self.thread.start()
+
+    def take(self) -> tuple[tuple[Any, float] | None, Exception | None, float]:
+        """Ask for the next frame; return the one decoded so far, the error, the arrival time."""
+        with self._lock:
+            self._wanted = True
+            latest, self._latest = self._latest, None
+            return latest, self._error, self._arrival
+
+    def stop(self, timeout: float) -> None:
+        """Tell the thread to stop and wait at most ``timeout`` seconds for it."""
+        self.stopping.set()
+        self.thread.join(timeout)
+
+    def _run(self) -> None:
+        error: Exception | None = None
+        try:
+            self.camera._prepare(self.device)
+            while not self.stopping.is_set():
+                self._step()
+        except Exception as exc:  # noqa: BLE001 - reported by take(), in read()
+            error = exc
+        with contextlib.suppress(Exception):  # the device may already be gone
+            self.camera._release(self.device)
+        with self._lock:  # only now, so a reported fault means the device is released
+            self._error = error
+
+    def _step(self) -> None:
+        handle = self.camera._grab(self.device)
+        now = self.camera.clock()
+        with self._lock:
+            self._arrival, wanted = now, self._wanted
+        if not wanted or self.stopping.is_set():
+            self.camera._discard(handle)
+            return
+        image = self.camera._retrieve(self.device, handle)
+        with self._lock:  # a take() while decoding asked for this same frame
+            self._latest, self._wanted = (image, now), False
+
+
+class PiCamera(Live):
     """The Raspberry Pi camera through ``picamera2`` (imported when opened).
 
     Options: ``size`` (main stream, default 1280x960), ``lores_size`` (motion
     stream, default 320x240), ``warmup_frames`` before exposure and white
-    balance are fixed (``fix_exposure=False`` leaves them automatic).
+    balance are fixed (``fix_exposure=False`` leaves them automatic), and
+    ``stall_timeout`` (see :class:`Live`). Each frame is one
+    ``capture_request()``: its ``main`` image and its ``lores`` motion image
+    come from the same frame, and the request is always released. The call
+    blocks in the grab thread, so a hung camera shows up as "gives no frames".
     """
 
     def __init__(self, source: str = "picamera2", *, size: tuple[int, int] = (1280, 960),
@@ -234,25 +390,26 @@ class PiCamera(Camera):
         super().__init__(source, **common)
         self.size, self.lores_size = tuple(size), tuple(lores_size)
         self.warmup_frames, self.fix_exposure = warmup_frames, fix_exposure
-        self._device: Any = None
         self._lores: np.ndarray | None = None
 
-    def _connect(self) -> None:
+    def _open_device(self) -> Any:
         try:
             module = importlib.import_module("picamera2")
         except ImportError:
             raise CameraError("is unavailable: picamera2 is not installed "
                               "(it needs a Raspberry Pi with libcamera)") from None
         device = module.Picamera2()
-        self._device = device
-        config = device.create_video_configuration(
-            main={"size": self.size, "format": "RGB888"},
-            lores={"size": self.lores_size, "format": "YUV420"})
-        device.configure(config)
-        device.start()
-        self._settle(device)
+        try:
+            device.configure(device.create_video_configuration(
+                main={"size": self.size, "format": "RGB888"},
+                lores={"size": self.lores_size, "format": "YUV420"}))
+            device.start()
+        except Exception:
+            self._release(device)
+            raise
+        return device
 
-    def _settle(self, device: Any) -> None:
+    def _prepare(self, device: Any) -> None:
         metadata: dict = {}
         for _ in range(max(1, self.warmup_frames)):
             metadata = device.capture_metadata()
@@ -264,30 +421,46 @@ class PiCamera(Camera):
                 controls[key] = metadata[key]
         device.set_controls(controls)
 
-    def _fetch(self) -> tuple[np.ndarray, float]:
-        image = self._device.capture_array("main")  # RGB888 is B, G, R in memory
-        yuv = self._device.capture_array("lores")
-        self._lores = np.asarray(yuv)[: self.lores_size[1]]
-        return np.ascontiguousarray(image[:, :, :3]), self.clock()
+    def _grab(self, device: Any) -> Any:
+        return device.capture_request()
+
+    def _retrieve(self, device: Any, request: Any) -> tuple[np.ndarray, np.ndarray]:
+        try:
+            image = request.make_array("main")  # RGB888 is B, G, R in memory
+            yuv = request.make_array("lores")
+        finally:
+            request.release()
+        return image, np.asarray(yuv)[: self.lores_size[1]]
+
+    def _discard(self, request: Any) -> None:
+        request.release()
+
+    def _release(self, device: Any) -> None:
+        try:
+            device.stop()
+        finally:
+            device.close()
+
+    def _fetch(self) -> tuple[np.ndarray, float] | None:
+        got = super()._fetch()
+        if got is None:
+            return None
+        (image, self._lores), timestamp = got
+        return image, timestamp
 
     def _small_gray(self, image: np.ndarray) -> np.ndarray:
         return self._lores if self._lores is not None else super()._small_gray(image)
 
-    def _disconnect(self) -> None:
-        device, self._device = self._device, None
-        if device is not None:
-            try:
-                device.stop()
-            finally:
-                device.close()
 
-
-class UsbCamera(Camera):
+class UsbCamera(Live):
     """A USB (V4L2) camera: ``usb:0`` or ``usb:/dev/v4l/by-id/...``.
 
-    A daemon thread grabs continuously and keeps only the newest frame, so
-    ``read()`` never returns a stale backlog. Options: ``size=(w, h)``, and
-    ``capture_factory`` (target -> an object like ``cv2.VideoCapture``, for tests).
+    The grab thread calls ``cap.grab()`` for every frame, which keeps the
+    driver's buffer drained, and ``cap.retrieve()`` only for frames
+    ``read()`` asked for (see :class:`Live`). Options: ``size=(w, h)``,
+    ``stall_timeout``, and ``capture_factory`` (target -> an object like
+    ``cv2.VideoCapture``, for tests; any other target string, such as a
+    video file, is passed through as it is).
     """
 
     def __init__(self, source: str = "usb:0", *, size: tuple[int, int] | None = None,
@@ -297,12 +470,8 @@ class UsbCamera(Camera):
         target = _target(source) or "0"
         self.target: int | str = int(target) if target.isdigit() else target
         self.size, self.capture_factory = size, capture_factory
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._cap: Any = None  # the latest-frame state is set by _connect
 
-    def _connect(self) -> None:
+    def _open_device(self) -> Any:
         cap = self.capture_factory(self.target)
         if cap is None or not cap.isOpened():
             if cap is not None:
@@ -312,45 +481,20 @@ class UsbCamera(Camera):
             cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.size[0])
             cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.size[1])
         cap.set(cv2.CAP_PROP_BUFFERSIZE, 1)
-        self._cap, self._failed = cap, False
-        self._latest: tuple[np.ndarray, float] | None = None
-        self._seq = self._taken = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._grab_loop, args=(cap, self._stop),
-                                        name=f"camera {self.source}", daemon=True)
-        self._thread.start()
+        return cap
 
-    def _grab_loop(self, cap: Any, stop: threading.Event) -> None:
-        while not stop.is_set():
-            try:
-                ok, image = cap.read()
-            except Exception:  # noqa: BLE001 - treated as an unplug
-                ok, image = False, None
-            with self._lock:
-                if stop.is_set():  # closed meanwhile: a newer thread may own the state
-                    return
-                if not ok or image is None:
-                    self._failed = True
-                    return
-                self._latest, self._seq = (image, self.clock()), self._seq + 1
+    def _grab(self, cap: Any) -> None:
+        if not cap.grab():
+            raise CameraError("unplugged")
 
-    def _fetch(self) -> tuple[np.ndarray, float] | None:
-        with self._lock:
-            latest, seq = self._latest, self._seq
-        if seq == self._taken:
-            if self._failed:
-                raise CameraError("unplugged")
-            return None
-        self._taken = seq
-        return latest
+    def _retrieve(self, cap: Any, handle: None) -> np.ndarray:
+        ok, image = cap.retrieve()
+        if not ok or image is None:
+            raise CameraError("unplugged")
+        return image
 
-    def _disconnect(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=2.0)
-        cap, self._cap, self._thread = self._cap, None, None
-        if cap is not None:
-            cap.release()
+    def _release(self, cap: Any) -> None:
+        cap.release()
 
 
 class Recording(Camera):

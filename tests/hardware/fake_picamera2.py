@@ -3,14 +3,22 @@
 
 ``Picamera2()``, ``create_video_configuration(main=..., lores=...)``,
 ``configure(config)``, ``start()``, ``capture_metadata()``,
-``set_controls(controls)``, ``capture_array("main" | "lores")``, ``stop()``,
-``close()``.
+``set_controls(controls)``, ``capture_request()`` (no arguments), and on the
+request it returns ``make_array("main" | "lores")`` and ``release()``; then
+``stop()`` and ``close()``. There is deliberately no ``capture_array``.
 
-Frames are synthetic: ``main`` is a BGR image (picamera2's ``RGB888`` is B, G, R
-in memory) with a pure red square whose column moves with the frame number;
-``lores`` is a YUV420 array whose Y plane is uniform at ``100 + 3 * n``, so the
-motion between consecutive frames is exactly 3.0. Every call is recorded in
-``Picamera2.calls`` and every instance in the module-level ``instances`` list.
+Frames are synthetic and numbered ``n = 0, 1, ...`` per ``capture_request()``,
+which waits ``frame_interval`` seconds like a camera waiting for its next frame.
+``main`` is a BGR image (picamera2's ``RGB888`` is B, G, R in memory) of grey 60
+with a pure red square whose column moves with ``n`` and a bottom row of value
+``n % 256``; ``lores`` is a YUV420 array whose Y plane is uniform at
+``(100 + 3 * n) % 256``, so both arrays of one request name the same frame and
+the motion between frames ``n`` and ``m`` is ``3 * (m - n)``. Setting
+``Picamera2.still = True`` makes every request frame 0 (a frozen picture).
+
+A request refuses ``make_array`` after ``release()`` and a second ``release()``.
+Every call is recorded in ``Picamera2.calls``, every request in
+``Picamera2.requests`` and every instance in the module-level ``instances``.
 
 Inject it with ``monkeypatch.setitem(sys.modules, "picamera2", fake)``:
 
@@ -19,12 +27,15 @@ Inject it with ``monkeypatch.setitem(sys.modules, "picamera2", fake)``:
 ...     main={"size": (64, 48), "format": "RGB888"},
 ...     lores={"size": (16, 12), "format": "YUV420"}))
 >>> camera.start()
->>> camera.capture_array("main").shape, camera.capture_array("lores").shape
+>>> request = camera.capture_request()
+>>> request.make_array("main").shape, request.make_array("lores").shape
 ((48, 64, 3), (18, 16))
+>>> request.release()
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
@@ -35,15 +46,47 @@ SQUARE = 8  # side of the red square in the main stream
 RED_BGR = (0, 0, 255)
 
 
+class CompletedRequest:
+    """One frame's buffers, held until :meth:`release`."""
+
+    def __init__(self, camera: Picamera2, number: int) -> None:
+        self.camera, self.number = camera, number
+        self.made: list[str] = []
+        self.released = False
+
+    def make_array(self, name: str) -> np.ndarray:
+        assert not self.released, "make_array after release"
+        self.made.append(name)
+        width, height = self.camera.config[name]["size"]
+        n = self.number
+        if name == "lores":
+            yuv = np.full((height * 3 // 2, width), 128, np.uint8)
+            yuv[:height] = (100 + 3 * n) % 256
+            return yuv
+        image = np.full((height, width, 3), 60, np.uint8)
+        x = (n * 2) % max(1, width - SQUARE)
+        image[:SQUARE, x:x + SQUARE] = RED_BGR
+        image[-1] = n % 256
+        return image
+
+    def release(self) -> None:
+        assert not self.released, "request released twice"
+        self.released = True
+
+
 class Picamera2:
     """Synthetic stand-in for ``picamera2.Picamera2``."""
 
+    still = False  # every request shows frame 0
+    frame_interval = 0.002  # seconds capture_request() waits for a frame
+
     def __init__(self) -> None:
         self.calls: list[tuple[str, Any]] = []
+        self.requests: list[CompletedRequest] = []
         self.config: dict | None = None
         self.controls: dict = {}
         self.started = self.closed = False
-        self.frames = 0  # main-stream frames captured so far
+        self.frames = 0  # requests captured so far
         instances.append(self)
 
     def create_video_configuration(self, main: dict, lores: dict) -> dict:
@@ -66,19 +109,14 @@ class Picamera2:
         self.calls.append(("set_controls", dict(controls)))
         self.controls.update(controls)
 
-    def capture_array(self, name: str = "main") -> np.ndarray:
-        self.calls.append(("capture_array", name))
+    def capture_request(self) -> CompletedRequest:
+        self.calls.append(("capture_request", None))
         assert self.started and self.config is not None, "capture before start"
-        width, height = self.config[name]["size"]
-        if name == "lores":
-            yuv = np.full((height * 3 // 2, width), 128, np.uint8)
-            yuv[:height] = (100 + 3 * (self.frames - 1)) % 256
-            return yuv
-        image = np.full((height, width, 3), 60, np.uint8)
-        x = (self.frames * 2) % max(1, width - SQUARE)
-        image[:SQUARE, x:x + SQUARE] = RED_BGR
+        time.sleep(self.frame_interval)
+        request = CompletedRequest(self, 0 if self.still else self.frames)
         self.frames += 1
-        return image
+        self.requests.append(request)
+        return request
 
     def stop(self) -> None:
         self.calls.append(("stop", None))

@@ -201,25 +201,47 @@ def fake_picamera2(monkeypatch):
     return fake
 
 
+def frame_number(frame: Frame) -> int:
+    return int(frame.image[-1, 0, 0])  # the fake's bottom row
+
+
 def test_picamera2_configures_fixes_exposure_and_returns_bgr(fake_picamera2):
     with open_camera("picamera2", size=(64, 48), lores_size=(16, 12), warmup_frames=3,
                      clock=FakeClock()) as camera:
-        frame = camera.read()
+        frame = wait_for(camera.read)
         device = fake_picamera2.instances[-1]
-        names = [name for name, _ in device.calls]
+        names = names_of(device)
         assert names[:3] == ["create_video_configuration", "configure", "start"]
         assert device.calls[0][1] == {"main": {"size": (64, 48), "format": "RGB888"},
                                       "lores": {"size": (16, 12), "format": "YUV420"}}
-        assert names[3:7] == ["capture_metadata"] * 3 + ["set_controls"]
+        assert names[3:8] == ["capture_metadata"] * 3 + ["set_controls", "capture_request"]
         assert device.calls[6][1] == {"AeEnable": False, "AwbEnable": False,
                                       "ExposureTime": 12000, "AnalogueGain": 2.0,
                                       "ColourGains": (1.9, 1.5)}
+        assert set(names[7:]) == {"capture_request"}  # no other capture call
         assert frame.image.shape == (48, 64, 3) and frame.image.dtype == np.uint8
-        assert tuple(frame.image[0, 0]) == fake_picamera2.RED_BGR  # no channel swap
+        square_at = 2 * frame_number(frame) % (64 - fake_picamera2.SQUARE)
+        assert tuple(frame.image[0, square_at]) == fake_picamera2.RED_BGR  # no channel swap
         assert camera.status.state == READY and camera.motion() is None
-        camera.read()
-        assert camera.motion() == pytest.approx(3.0)
     assert names_of(device)[-2:] == ["stop", "close"]
+
+
+def test_picamera2_main_and_lores_come_from_one_request(fake_picamera2):
+    with open_camera("picamera2", size=(64, 48), lores_size=(16, 12), warmup_frames=1,
+                     clock=FakeClock()) as camera:
+        numbers = []
+        for _ in range(4):
+            frame = wait_for(camera.read)
+            numbers.append(frame_number(frame))
+            lores_y = float(camera._small.mean())  # the motion image of this frame
+            assert lores_y == (100 + 3 * numbers[-1]) % 256
+        assert numbers == sorted(set(numbers))
+        assert camera.motion() == pytest.approx(3.0 * (numbers[-1] - numbers[-2]))
+        device = fake_picamera2.instances[-1]
+    decoded = [r for r in device.requests if r.made]
+    assert [r.number for r in decoded][:4] == numbers
+    assert all(r.made == ["main", "lores"] for r in decoded)
+    assert all(r.released for r in device.requests)
 
 
 def names_of(device) -> list[str]:
@@ -239,15 +261,44 @@ def test_picamera2_capture_failure_reopens(fake_picamera2, monkeypatch):
     clock = FakeClock()
     camera = open_camera("picamera2", size=(64, 48), lores_size=(16, 12),
                          warmup_frames=1, clock=clock, retry_interval=1)
-    assert camera.read() is not None
+    assert wait_for(camera.read) is not None
     broken = fake_picamera2.instances[-1]
-    monkeypatch.setattr(broken, "capture_array", lambda name="main": 1 / 0)
-    assert camera.read() is None and camera.status.state == FAULT
+    monkeypatch.setattr(broken, "capture_request", lambda: 1 / 0)
+    wait_for(lambda: camera.read() is None and camera.status.state == FAULT)
+    assert camera.status.message == "camera picamera2 failed (division by zero); retrying"
     assert names_of(broken)[-2:] == ["stop", "close"]
     clock.now += 1
-    assert camera.read() is not None and camera.status.state == READY
+    assert wait_for(camera.read) is not None and camera.status.state == READY
     assert len(fake_picamera2.instances) == 2
     camera.close()
+
+
+def test_picamera2_hung_capture_request_is_a_stall(fake_picamera2, monkeypatch):
+    clock = FakeClock()
+    gate, inside = threading.Event(), threading.Event()
+    with open_camera("picamera2", size=(64, 48), lores_size=(16, 12), warmup_frames=1,
+                     clock=clock, stall_timeout=2, retry_interval=1) as camera:
+        assert wait_for(camera.read) is not None
+        hung = fake_picamera2.instances[-1]
+        working = hung.capture_request
+
+        def hang():
+            inside.set()
+            gate.wait(10)
+            return working()
+
+        monkeypatch.setattr(hung, "capture_request", hang)
+        inside.wait(5)
+        camera.read()  # the frame decoded before the hang, if any
+        clock.now += 2
+        assert camera.read() is None
+        assert camera.status.message == "camera picamera2 gives no frames; retrying"
+        clock.now += 1
+        assert wait_for(camera.read) is not None and len(fake_picamera2.instances) == 2
+        assert not hung.closed  # still inside capture_request: left to its thread
+        gate.set()
+        wait_for(lambda: hung.closed)
+        assert all(r.released for r in hung.requests)
 
 
 # -- usb: ----------------------------------------------------------------------
@@ -272,13 +323,44 @@ def test_usb_nonexistent_device_is_a_fault_retried_on_a_timer():
     assert opened == ["/nonexistent", "/nonexistent"]
 
 
-class FakeCapture:
-    """Delivers ``frames`` distinct images, then fails as if unplugged."""
+def test_usb_default_factory_reads_a_real_video(tmp_path):
+    path = tmp_path / "camera.avi"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), 30, (64, 48))
+    assert writer.isOpened()
+    for i in range(2000):
+        writer.write(np.full((48, 64, 3), level(i % 10), np.uint8))
+    writer.release()
+    # retry_interval=0: at the end of the file the capture is reopened from the start
+    with open_camera(f"usb:{path}", retry_interval=0, frozen_frames=None) as camera:
+        assert camera.capture_factory is cv2.VideoCapture and camera.target == str(path)
+        frames = [wait_for(camera.read, poll=0) for _ in range(3)]
+    assert [f.index for f in frames] == [0, 1, 2]
+    for frame in frames:
+        assert frame.image.shape == (48, 64, 3) and frame.image.dtype == np.uint8
+        assert 0 <= decode(frame) <= 9 and abs(decode(frame) * 20 + 30
+                                               - frame.image.mean()) < 3
 
-    def __init__(self, frames: int | None, opened: bool = True) -> None:
-        self.frames, self.opened, self.count = frames, opened, 0
+
+class FakeCapture:
+    """Delivers ``frames`` distinct images, then fails as if unplugged.
+
+    ``stall_after`` frames, ``grab()`` blocks until :attr:`gate` is set, like
+    V4L2 after an unplug; ``held=True`` holds the first grab until :attr:`go`
+    is set, so a test can ask for a frame before any is grabbed. Calls that would crash real OpenCV (anything after
+    ``release()``, or ``release()`` while ``grab``/``retrieve`` runs) are
+    recorded in :attr:`misuse`. There is no ``read()``.
+    """
+
+    def __init__(self, frames: int | None, opened: bool = True,
+                 stall_after: int | None = None, held: bool = False) -> None:
+        self.frames, self.opened, self.stall_after = frames, opened, stall_after
+        self.count = self.retrieved = 0
         self.props: dict[int, float] = {}
-        self.released = threading.Event()
+        self.released, self.stalled, self.gate, self.go = (threading.Event() for _ in range(4))
+        if not held:
+            self.go.set()
+        self.busy = False
+        self.misuse: list[str] = []
 
     def isOpened(self) -> bool:
         return self.opened
@@ -287,24 +369,46 @@ class FakeCapture:
         self.props[prop] = value
         return True
 
-    def read(self):
-        time.sleep(0.002)
-        if self.frames is not None and self.count >= self.frames:
-            return False, None
-        self.count += 1
+    def grab(self) -> bool:
+        self._enter("grab")
+        try:
+            self.go.wait(10)
+            time.sleep(0.002)
+            if self.stall_after is not None and self.count >= self.stall_after:
+                self.stalled.set()
+                self.gate.wait(10)
+                return False
+            if self.frames is not None and self.count >= self.frames:
+                return False
+            self.count += 1
+            return True
+        finally:
+            self.busy = False
+
+    def retrieve(self):
+        self._enter("retrieve")
+        self.retrieved += 1
+        self.busy = False
         return True, np.full((8, 8, 3), 50 + self.count % 150, np.uint8)
 
     def release(self) -> None:
+        if self.busy:
+            self.misuse.append("release during a call")
         self.released.set()
 
+    def _enter(self, name: str) -> None:
+        if self.released.is_set():
+            self.misuse.append(f"{name} after release")
+        self.busy = True
 
-def wait_for(condition, timeout: float = 5.0):
+
+def wait_for(condition, timeout: float = 5.0, poll: float = 0.005):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         result = condition()
         if result:
             return result
-        time.sleep(0.005)
+        time.sleep(poll)
     raise AssertionError("timed out")
 
 
@@ -317,20 +421,34 @@ def test_usb_sets_size_and_buffer_and_returns_only_the_latest():
         wait_for(lambda: capture.count >= 5)
         frame = wait_for(camera.read)
         assert frame.index == 0 and frame.image.mean() > 50 + 3  # not the first grabbed
-        thread = camera._thread
+        thread = camera._grabber.thread
         assert thread.daemon and thread.is_alive()
-    assert not thread.is_alive() and capture.released.is_set()
+    assert not thread.is_alive() and capture.released.is_set() and not capture.misuse
+
+
+def test_usb_grabs_every_frame_but_decodes_only_those_asked_for():
+    capture = FakeCapture(frames=None)
+    with open_camera("usb:0", capture_factory=lambda t: capture) as camera:
+        frames = [wait_for(camera.read) for _ in range(3)]
+        wait_for(lambda: capture.count >= 30)  # nobody reads: grabbing goes on
+        # the three frames read, and the next one the last read() asked for
+        assert capture.retrieved == 4
+        assert wait_for(camera.read).index == 3
+    assert [f.index for f in frames] == [0, 1, 2]
+    assert not capture.misuse
 
 
 def test_usb_unplug_then_replug_goes_fault_then_ready():
     clock = FakeClock()
-    plan = [FakeCapture(frames=3), FakeCapture(frames=None, opened=False),
+    plan = [FakeCapture(frames=3, held=True), FakeCapture(frames=None, opened=False),
             FakeCapture(frames=None)]
     captures = iter(plan)
     camera = open_camera("usb:/dev/v4l/by-id/cam", clock=clock, retry_interval=2,
                          capture_factory=lambda target: next(captures))
     with camera:
         assert camera.target == "/dev/v4l/by-id/cam"
+        camera.read()  # ask for a frame before the three are grabbed
+        plan[0].go.set()
         assert wait_for(camera.read).index == 0
         wait_for(lambda: camera.read() is None and camera.status.state == FAULT)
         assert camera.status.message == "camera usb:/dev/v4l/by-id/cam unplugged; retrying"
@@ -340,6 +458,49 @@ def test_usb_unplug_then_replug_goes_fault_then_ready():
         clock.now += 2
         frame = wait_for(camera.read)
         assert camera.status.state == READY and frame.index >= 1
+
+
+def test_usb_stalled_camera_goes_waiting_then_fault_and_reconnects():
+    clock = FakeClock()
+    plan = [FakeCapture(frames=None, stall_after=2, held=True), FakeCapture(frames=None)]
+    captures = iter(plan)
+    camera = open_camera("usb:0", clock=clock, retry_interval=1, stall_timeout=3,
+                         capture_factory=lambda target: next(captures))
+    with camera:
+        camera.read()  # ask for a frame before the two are grabbed
+        plan[0].go.set()
+        assert wait_for(camera.read) is not None and camera.status.state == READY
+        plan[0].stalled.wait(5)  # the thread is now stuck inside grab()
+        camera.read()  # the frame decoded before the stall, if any
+        clock.now += 1
+        assert camera.read() is None and camera.status.state == READY
+        clock.now += 0.6
+        assert camera.read() is None
+        assert camera.status == cam.Status(WAITING, "camera usb:0 has given no frame for 1.6 s")
+        clock.now += 1.4
+        assert camera.read() is None
+        assert camera.status == cam.Status(FAULT, "camera usb:0 gives no frames; retrying")
+        assert not plan[0].released.is_set()  # not while grab() is still running
+        clock.now += 1
+        assert wait_for(camera.read) is not None and camera.status.state == READY
+        plan[0].gate.set()  # the driver gives up at last: the old thread releases
+        wait_for(plan[0].released.is_set)
+    assert not plan[0].misuse and not plan[1].misuse
+
+
+def test_usb_close_of_a_stalled_camera_is_prompt_and_leaves_release_to_the_thread():
+    capture = FakeCapture(frames=None, stall_after=0)
+    camera = open_camera("usb:0", capture_factory=lambda target: capture)
+    camera.open()
+    capture.stalled.wait(5)
+    thread = camera._grabber.thread
+    started = time.monotonic()
+    camera.close()
+    assert time.monotonic() - started < 0.5
+    assert not capture.released.is_set()  # grab() is still running
+    capture.gate.set()
+    thread.join(5)
+    assert not thread.is_alive() and capture.released.is_set() and not capture.misuse
 
 
 # -- black and frozen frames ---------------------------------------------------
@@ -369,13 +530,11 @@ def test_frozen_frames_are_returned_and_reported(tmp_path):
 
 
 def test_frozen_message(tmp_path, fake_picamera2, monkeypatch):
-    monkeypatch.setattr(fake_picamera2.Picamera2, "capture_array",
-                        lambda self, name="main": np.full((12, 16, 3), 80, np.uint8)
-                        if name == "main" else np.zeros((18, 16), np.uint8))
-    with open_camera("picamera2", lores_size=(16, 12), warmup_frames=1,
+    monkeypatch.setattr(fake_picamera2.Picamera2, "still", True)
+    with open_camera("picamera2", size=(16, 12), lores_size=(16, 12), warmup_frames=1,
                      clock=FakeClock()) as camera:
         for _ in range(11):
-            assert camera.read() is not None
+            assert wait_for(camera.read) is not None
         assert camera.status.state == WAITING and "frozen" in camera.status.message
         assert camera.motion() == 0.0
 
@@ -388,3 +547,43 @@ def test_read_never_raises_from_a_broken_backend():
     camera = Broken("sim:broken", clock=FakeClock())
     assert camera.read() is None
     assert camera.status == cam.Status(FAULT, "camera sim:broken failed (bus error); retrying")
+
+
+@pytest.mark.parametrize("image", [np.full((6, 8), 90, np.uint8),
+                                   np.full((6, 8, 1), 90, np.uint8),
+                                   np.full((6, 8, 4), 90, np.uint8)],
+                         ids=["grey", "grey-1-channel", "bgra"])
+def test_grey_and_bgra_frames_become_bgr(image):
+    class Odd(cam.Camera):
+        def _fetch(self):
+            return image, self.clock()
+
+    with Odd("sim:odd", clock=FakeClock()) as camera:
+        frame = camera.read()
+        assert frame.image.shape == (6, 8, 3) and frame.image.dtype == np.uint8
+        assert (frame.image == 90).all() and camera.status.state == READY
+        camera.read()
+        assert camera.motion() == 0.0
+
+
+def test_usb_grey_frames_become_bgr():
+    class GreyCapture(FakeCapture):
+        def retrieve(self):
+            ok, image = super().retrieve()
+            return ok, image[:, :, 0]
+
+    with open_camera("usb:0", capture_factory=lambda t: GreyCapture(None)) as camera:
+        assert wait_for(camera.read).image.shape == (8, 8, 3)
+
+
+@pytest.mark.parametrize("image", [np.zeros((6, 8, 5), np.uint8), np.zeros(8, np.uint8),
+                                   np.zeros((0, 8, 3), np.uint8),
+                                   np.zeros((6, 8, 3), np.float32)])
+def test_unusable_frames_are_a_fault_not_an_exception(image):
+    class Odd(cam.Camera):
+        def _fetch(self):
+            return image, self.clock()
+
+    camera = Odd("sim:odd", clock=FakeClock())
+    assert camera.read() is None and camera.status.state == FAULT
+    assert camera.status.message.startswith("camera sim:odd gives ")
