@@ -1,0 +1,110 @@
+"""Camera sources: one interface, backends chosen by a source string.
+
+Like gpiozero's pin factories, :func:`open_camera` picks a backend from the
+prefix of a source string through the :data:`SOURCES` registry
+(``picamera2``, ``usb:0``, ``usb:/dev/v4l/by-id/...``, ``file:game.mp4``,
+``dir:frames/``); the composition root may register more (``sim``). Every
+backend gives the same :class:`Camera`: ``read()`` returns the latest
+:class:`Frame` (always HxWx3 ``uint8`` BGR) or ``None``, and never raises for a
+device fault. Faults, stalls, black and frozen frames are reported in
+:attr:`Camera.status`, and a lost or stalled device is reopened on later
+reads, at most once per ``retry_interval`` seconds. Live cameras (``usb:``,
+``picamera2``) are read by a thread, see :class:`Live`.
+
+>>> import tempfile, numpy as np, cv2
+>>> with tempfile.TemporaryDirectory() as folder:
+...     _ = cv2.imwrite(f"{folder}/0001.png", np.full((4, 6, 3), 128, np.uint8))
+...     with open_camera(f"dir:{folder}") as camera:
+...         frame = camera.read()
+...         print(frame.index, frame.image.shape, camera.status.state)
+...         print(camera.read(), camera.status.message)  # doctest: +ELLIPSIS
+0 (4, 6, 3) ready
+None camera dir:... end of folder
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from collections.abc import Callable
+from typing import Any
+
+from hardware.camera.base import (
+    IMAGE_SUFFIXES,
+    Camera,
+    CameraError,
+    Clock,
+    EndOfStream,
+    Frame,
+    as_bgr,
+)
+from hardware.camera.base import _target as _target
+from hardware.camera.live import Live, PiCamera, UsbCamera
+from hardware.camera.live import _Grabber as _Grabber
+from hardware.camera.recordings import FileCamera, FolderCamera, Recording
+from hardware.status import FAULT as FAULT
+from hardware.status import READY as READY
+from hardware.status import WAITING as WAITING
+from hardware.status import Status as Status
+
+ENV_VAR = "TABLETOP_CAMERA"
+
+CameraFactory = Callable[..., Camera]
+
+#: Source prefix -> factory called as ``factory(source, **options)``.
+SOURCES: dict[str, CameraFactory] = {
+    "picamera2": PiCamera,
+    "usb": UsbCamera,
+    "file": FileCamera,
+    "dir": FolderCamera,
+}
+
+
+def default_source() -> str:
+    """``$TABLETOP_CAMERA``, else ``picamera2`` where it is installed, else ``usb:0``."""
+    if os.environ.get(ENV_VAR):
+        return os.environ[ENV_VAR]
+    try:
+        found = importlib.util.find_spec("picamera2") is not None
+    except (ImportError, ValueError):
+        found = False
+    return "picamera2" if found else "usb:0"
+
+
+def open_camera(source: str | None = None, **options: Any) -> Camera:
+    """The camera for ``source`` (unopened; ``with`` or ``open()`` starts it).
+
+    >>> open_camera("webcam:1")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: unknown camera source 'webcam:1'; known sources: dir:, file:, picamera2, usb: ...
+    """
+    source = source or default_source()
+    prefix = source.partition(":")[0]
+    factory = SOURCES.get(prefix)
+    if factory is None:
+        known = ", ".join(k if k == "picamera2" else f"{k}:" for k in sorted(SOURCES))
+        raise ValueError(f"unknown camera source {source!r}; known sources: {known} "
+                         "(e.g. usb:0, file:game.mp4, dir:frames/)")
+    return factory(source, **options)
+
+
+__all__ = [
+    "ENV_VAR",
+    "IMAGE_SUFFIXES",
+    "SOURCES",
+    "Camera",
+    "CameraError",
+    "CameraFactory",
+    "Clock",
+    "EndOfStream",
+    "FileCamera",
+    "FolderCamera",
+    "Frame",
+    "Live",
+    "PiCamera",
+    "Recording",
+    "UsbCamera",
+    "as_bgr",
+    "default_source",
+    "open_camera",
+]

@@ -1,0 +1,219 @@
+"""The shared part of :mod:`hardware.camera`: frames, errors and the base class.
+
+Backends (:mod:`hardware.camera.live`, :mod:`hardware.camera.recordings`)
+import from here, not from the package, so no import goes in a circle;
+:mod:`hardware.camera` re-exports all of it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Self
+
+import cv2
+import numpy as np
+
+from hardware.status import FAULT, READY, WAITING, Status
+
+Clock = Callable[[], float]
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp")
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One picture: BGR ``uint8`` HxWx3 ``image``, ``timestamp`` in seconds, 0-based ``index``."""
+
+    image: np.ndarray
+    timestamp: float
+    index: int
+
+
+class CameraError(Exception):
+    """A device fault; the message completes "camera SOURCE ...; retrying"."""
+
+
+class EndOfStream(Exception):
+    """A recording has no more frames; the message says so ("end of file")."""
+
+
+class Camera:
+    """The interface every source shares; backends override the ``_`` hooks.
+
+    Options common to all backends: ``clock`` (seconds, default
+    ``time.monotonic``), ``retry_interval`` (seconds between reopen attempts),
+    ``black_threshold`` (mean brightness below which a frame is black) and
+    ``frozen_frames`` (report a frame identical to the previous N; ``None``
+    turns the check off, -1 keeps the backend's default).
+    """
+
+    frozen_default: int | None = 10
+
+    def __init__(self, source: str, *, clock: Clock = time.monotonic,
+                 retry_interval: float = 2.0, black_threshold: float = 8.0,
+                 frozen_frames: int | None = -1) -> None:
+        self.source = source
+        self.clock = clock
+        self.retry_interval = retry_interval
+        self.black_threshold = black_threshold
+        self.frozen_frames = self.frozen_default if frozen_frames == -1 else frozen_frames
+        self._status = Status(WAITING, f"camera {source} not opened")
+        self._opened = self._connected = self._ended = False
+        self._next_try = -math.inf
+        self._count = 0
+        self._previous: np.ndarray | None = None
+        self._same = 0
+        self._small: np.ndarray | None = None
+        self._motion: float | None = None
+        self._notes: list[str] = []
+
+    @property
+    def status(self) -> Status:
+        """What the camera says about itself, for the screen."""
+        return self._status
+
+    @property
+    def ended(self) -> bool:
+        """True once a recording (``file:``, ``dir:``) has delivered its last frame."""
+        return self._ended
+
+    def open(self) -> None:
+        """Start the device; a fault is reported in :attr:`status`, not raised."""
+        self.close()
+        self._opened = True
+        self._next_try = -math.inf
+        self._reconnect()
+
+    def read(self) -> Frame | None:
+        """The latest frame, or ``None`` when nothing new is available (never raises)."""
+        if not self._opened:
+            self.open()
+        if self._ended or (not self._connected and not self._reconnect()):
+            return None
+        self._notes = []
+        try:
+            got = self._fetch()
+            return None if got is None else self._deliver(*got)
+        except EndOfStream as end:
+            self._ended = True
+            self._status = Status(WAITING, f"camera {self.source} {end}")
+        except Exception as exc:  # noqa: BLE001 - a device fault must never reach the game
+            self._fault(exc)
+        return None
+
+    def motion(self) -> float | None:
+        """Mean absolute difference of a small grey image vs the previous frame."""
+        return self._motion
+
+    def close(self) -> None:
+        """Stop the device and any thread; safe to call twice."""
+        if self._connected:
+            self._disconnect_quietly()
+        self._opened = self._ended = False
+        self._count, self._previous, self._small, self._motion = 0, None, None, None
+        self._status = Status(WAITING, f"camera {self.source} closed")
+
+    def __enter__(self) -> Self:
+        self.open()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _connect(self) -> None:
+        """Open the device or raise :class:`CameraError`."""
+
+    def _fetch(self) -> tuple[np.ndarray, float] | None:
+        """The newest image and its timestamp, ``None``, or raise a fault."""
+        raise NotImplementedError
+
+    def _disconnect(self) -> None:
+        """Release the device."""
+
+    def _small_gray(self, image: np.ndarray) -> np.ndarray:
+        """A small grey picture for :meth:`motion`."""
+        gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        width = min(160, gray.shape[1])
+        height = max(1, round(gray.shape[0] * width / gray.shape[1]))
+        return cv2.resize(gray, (width, height), interpolation=cv2.INTER_AREA)
+
+    def _reconnect(self) -> bool:
+        now = self.clock()
+        if now < self._next_try:
+            return False
+        try:
+            self._connect()
+        except Exception as exc:  # noqa: BLE001 - reported in status, retried later
+            self._disconnect_quietly()  # release whatever was half opened
+            self._fault(exc)
+            return False
+        self._connected = True
+        self._status = Status(WAITING, f"camera {self.source} opened; waiting for frames")
+        return True
+
+    def _fault(self, exc: Exception) -> None:
+        reason = str(exc) if isinstance(exc, CameraError) else f"failed ({exc})"
+        self._status = Status(FAULT, f"camera {self.source} {reason}; retrying")
+        if self._connected:
+            self._disconnect_quietly()
+        self._next_try = self.clock() + self.retry_interval
+
+    def _disconnect_quietly(self) -> None:
+        self._connected = False
+        with contextlib.suppress(Exception):  # the device may already be gone
+            self._disconnect()
+
+    def _deliver(self, image: np.ndarray, timestamp: float) -> Frame:
+        image = as_bgr(image)
+        small = self._small_gray(image)
+        frame = Frame(image, float(timestamp), self._count)
+        self._count += 1
+        if self._small is not None and self._small.shape == small.shape:
+            self._motion = float(np.mean(cv2.absdiff(small, self._small)))
+        self._small = small
+        self._judge(image)
+        return frame
+
+    def _judge(self, image: np.ndarray) -> None:
+        notes = list(self._notes)
+        if float(image[::4, ::4].mean()) < self.black_threshold:
+            notes.append("sees only black (lens covered or lights off?)")
+        if self.frozen_frames is not None:
+            same = self._previous is not None and np.array_equal(image, self._previous)
+            self._same = self._same + 1 if same else 0
+            self._previous = image
+            if self._same >= self.frozen_frames:
+                notes.append(f"picture frozen ({self._same} identical frames)")
+        if notes:
+            self._status = Status(WAITING, f"camera {self.source} " + "; ".join(notes))
+        else:
+            self._status = Status(READY, f"camera {self.source} ready")
+
+
+def as_bgr(image: Any) -> np.ndarray:
+    """``image`` as an HxWx3 ``uint8`` BGR picture; grey and BGRA are converted.
+
+    >>> as_bgr(np.zeros((2, 3), np.uint8)).shape, as_bgr(np.zeros((2, 3, 4), np.uint8)).shape
+    ((2, 3, 3), (2, 3, 3))
+    >>> as_bgr(np.zeros((2, 3, 5), np.uint8))
+    Traceback (most recent call last):
+    hardware.camera.base.CameraError: gives frames of shape (2, 3, 5), not a picture
+    """
+    image = np.asarray(image)
+    if image.dtype != np.uint8:
+        raise CameraError(f"gives {image.dtype} frames, not uint8")
+    channels = image.shape[2] if image.ndim == 3 else 1
+    if image.ndim not in (2, 3) or image.size == 0 or channels not in (1, 3, 4):
+        raise CameraError(f"gives frames of shape {image.shape}, not a picture")
+    if channels == 1:
+        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    if channels == 4:
+        return cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+    return image
+
+
+def _target(source: str) -> str:
+    return source.partition(":")[2]
