@@ -41,7 +41,7 @@ from typing import Any, Self
 import serial
 
 from hardware.controls.base import DEFAULT_HOLD_TIME
-from hardware.serial_link import IO_ERRORS, Opener
+from hardware.serial_link import IO_ERRORS, Opener, close_quietly, tell
 from hardware.status import FAULT, READY, WAITING, Status
 
 log = logging.getLogger(__name__)
@@ -362,18 +362,10 @@ class SerialPanel:
     def _close_port(self) -> None:
         port, self._port = self._port, None
         self._alive = False
-        if port is not None:
-            try:
-                port.close()
-            except Exception:
-                log.debug("panel close failed", exc_info=True)
+        close_quietly(port, "panel")
 
     def _publish(self) -> None:
         status = self.status
         if status != self._last_status:
             self._last_status = status
-            if self.on_status is not None:
-                try:
-                    self.on_status(status)
-                except Exception:
-                    log.exception("panel on_status callback")
+            tell(self.on_status, status, "panel")

@@ -52,7 +52,7 @@ from typing import Any, Self
 
 import serial
 
-from hardware.serial_link import IO_ERRORS, Opener
+from hardware.serial_link import IO_ERRORS, Opener, close_quietly, tell
 from hardware.status import FAULT, READY, WAITING, Status
 
 log = logging.getLogger(__name__)
@@ -520,19 +520,11 @@ class ReceiptPrinter:
 
     def _close_port(self) -> None:
         port, self._port = self._port, None
-        if port is not None:
-            try:
-                port.close()
-            except Exception:  # closing a dead port may fail; it is gone anyway
-                log.debug("printer close failed", exc_info=True)
+        close_quietly(port, "printer")
 
     def _publish(self) -> Status:
         status = self.status
         if status != self._last_status:
             self._last_status = status
-            if self.on_status is not None:
-                try:
-                    self.on_status(status)
-                except Exception:
-                    log.exception("printer on_status callback")
+            tell(self.on_status, status, "printer")
         return status
