@@ -35,18 +35,10 @@ from hardware.panel import (
     parse_line,
 )
 from hardware.status import FAULT, READY, WAITING, Status
+from serial_helpers import recording_opener, wait_until
 
 PANEL_MD = Path(__file__).resolve().parents[2] / "hardware" / "PANEL.md"
 CONNECTED = Status(WAITING, "panel connected; waiting for HELLO")
-
-
-def wait_until(predicate, timeout: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.005)
-    return predicate()
 
 
 class FakeBoard:
@@ -271,11 +263,7 @@ def test_unplugged_mid_session_then_replugged():
 # -- loop:// and lifecycle -------------------------------------------------------
 
 def test_loop_url_delivers_what_is_written_to_it():
-    ports = []
-
-    def opener(url, **kw):
-        ports.append(serial.serial_for_url(url, **kw))
-        return ports[-1]
+    opener, ports = recording_opener()
 
     panel = SerialPanel("loop://", opener=opener)
     try:
@@ -456,11 +444,7 @@ def test_panel_controls_unplugged_is_a_fault_and_light_is_kept():
 
 
 def test_panel_controls_close_closes_the_port(board):
-    ports = []
-
-    def opener(url, **kw):
-        ports.append(serial.serial_for_url(url, **kw))
-        return ports[-1]
+    opener, ports = recording_opener()
 
     controls = open_controls("panel", url=board.url, opener=opener, reconnect_interval=0.05)
     assert wait_until(lambda: controls.panel.connected)

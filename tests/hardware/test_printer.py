@@ -20,20 +20,12 @@ from hardware.printer import (
     wrap_text,
 )
 from hardware.status import FAULT, READY, WAITING, Status
+from serial_helpers import recording_opener, wait_until
 
 QUERY = b"\x10\x04\x04"  # DLE EOT 4
 OK_BYTE = 0x12  # fixed bits only: paper present
 PAPER_END_BYTE = 0x72  # 0x12 | 0x60
 CUT = b"\x1d\x56\x42\x03"  # GS V 66 3
-
-
-def wait_until(predicate, timeout: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.005)
-    return predicate()
 
 
 class FakePrinter:
@@ -204,11 +196,7 @@ def test_qr_too_wide_for_the_paper_is_refused_naming_the_limit():
 # -- through pyserial -------------------------------------------------------
 
 def test_loop_url_receives_the_exact_slip():
-    ports = []
-
-    def opener(url, **kw):
-        ports.append(serial.serial_for_url(url, **kw))
-        return ports[-1]
+    opener, ports = recording_opener()
 
     printer = ReceiptPrinter("loop://", check_paper=False, opener=opener)
     job = printer.print_slip("Cy wins", qr="game-7")
@@ -222,11 +210,7 @@ def test_loop_url_receives_the_exact_slip():
 
 def test_a_normal_slip_longer_than_timeout_on_the_wire_prints():
     # 20 full lines = 666 bytes: 0.69 s at 9600 baud, more than the 0.5 s timeout
-    ports = []
-
-    def opener(url, **kw):
-        ports.append(serial.serial_for_url(url, **kw))
-        return ports[-1]
+    opener, ports = recording_opener()
 
     text = "\n".join(f"{i:2d} " + "x" * 29 for i in range(20))
     expected = slip_bytes(text)
