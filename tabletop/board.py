@@ -81,6 +81,40 @@ class Board:
         self.sizes[survivor] += self.sizes[defunct]
         self.sizes[defunct] = 0
 
+    def enclosed(self) -> list[int]:
+        """Empty cells enclosed by one chain's border, per chain: its territory.
+
+        An empty region counts for a chain when every tile around it belongs
+        to that chain; the board's edge encloses too, as in Go. A lone or a
+        turnover tile on the border leaves the region undecided.
+
+        >>> from tabletop.geometry import SquareGrid
+        >>> board = Board(SquareGrid(columns=3, rows=3), chains=2, safe_size=11)
+        >>> for label in ("2A", "2B", "2C"):
+        ...     board.cells[board.geometry.parse(label)] = 0
+        >>> board.enclosed()  # the columns either side: three cells each
+        [6, 0]
+        """
+        cells, neighbours = self.cells, self._neighbours
+        counts = [0] * len(self.sizes)
+        seen = [owner != EMPTY for owner in cells]
+        for start in range(len(cells)):
+            if seen[start]:
+                continue
+            seen[start] = True
+            stack, region, border = [start], 0, set()
+            while stack:
+                region += 1
+                for near in neighbours[stack.pop()]:
+                    if cells[near] != EMPTY:
+                        border.add(cells[near])
+                    elif not seen[near]:
+                        seen[near] = True
+                        stack.append(near)
+            if len(border) == 1 and min(border) >= 0:
+                counts[min(border)] += region
+        return counts
+
     def is_safe(self, chain: int) -> bool:
         return self.sizes[chain] >= self.safe_size
 

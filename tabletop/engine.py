@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections import Counter
 from typing import Any, Mapping, Sequence
 
 from tabletop import actions as act
@@ -41,6 +42,7 @@ from tabletop.merger import Merger, MergerFlow, check_count
 from tabletop.pending import Pending
 from tabletop.payout import share_bonuses
 from tabletop.ruleset import RuleSet, load_rules
+from tabletop.trade import change_after_trade
 
 MARKET = "market"
 
@@ -68,22 +70,24 @@ class Game(MergerFlow):
         self._setup: dict[str, Any] = {"rules": self.rules.source, "players": list(self.names),
                                        "options": dict(options or {}), "seed": seed}
         self._price_table = self.rules.price_table
-        self._end_size = self.options["end_size"]
+        self._end_size = self.options.get("end_size")  # None: no size ends the game
         self._bonus_mode = self.rules.bonus_mode(self.options["bonus_mode"])
         chains, n = len(self.rules.chains), len(self.names)
         self.board = Board(self.geometry, chains, self.rules.safe_size)
-        self.bank = [self.rules.shares_per_chain] * chains
+        self.bank = [chain.shares for chain in self.rules.chains]
         self.cash = [self.rules.starting_cash] * n
         self.holdings = [[0] * chains for _ in range(n)]
         self.dead: list[int] = []  # cells of revealed dead tiles, in order
         self.turn, self.turn_start, self.current = 1, 0, 0
-        self.passes, self.placed, self.end_declared = 0, False, False
+        self.passes, self.placed, self.end_declared, self.end_agreed = 0, False, False, False
+        self.territory: list[int] | None = None  # enclosed empty cells per chain, once counted
         self.merger: Merger | None = None
         self.final_chains: list[int] | None = None  # chains still to pay at the end
         self.standings: list[tuple[int, int]] | None = None
         self.history: list[act.Action] = []
         self._actors: list[int] = []  # the seat that played each action of history
-        self.two_player_market = n == self.rules.market_players and self.options["two_player_market"]
+        self.two_player_market = (n == self.rules.market_players
+                                  and self.options.get("two_player_market", False))
         self._events: list[dict[str, Any]] = []
         self.virtual = seed is not None
         self.rng = random.Random(seed) if self.virtual else None
@@ -91,6 +95,7 @@ class Game(MergerFlow):
         self.bag_count = 0        # physical mode: how many tiles the real bag holds
         self.hands: list[list[int]] = [[] for _ in range(n)]
         self._deal(start_tiles or {})
+        self.first = self.current  # who played first: an agreed end may wait for the round
         self.pending: Pending | None = Pending("place", self.current)
 
     # -- setup ---------------------------------------------------------------
@@ -112,29 +117,39 @@ class Game(MergerFlow):
         if start_tiles and set(start_tiles) != set(self.names):
             raise IllegalAction("start_tiles must give exactly one tile for every player")
         geometry = self.geometry
-        cells = {name: geometry.parse(label) for name, label in start_tiles.items()}
-        if len(set(cells.values())) != len(cells):
-            raise IllegalAction("two players drew the same start tile")
-        if cells:
-            self._setup["start_tiles"] = {name: geometry.labels[c] for name, c in cells.items()}
-        drawn = [geometry.tile_of[cell] for cell in cells.values()]
-        tiles = len(geometry.cells_of)
+        drawn = {self.names.index(name): geometry.parse_tile(label)
+                 for name, label in start_tiles.items()}
+        # A card may come in several copies (one per quadrant): the bag holds them all.
+        copies = [len(cells) for cells in geometry.cells_of]
+        counts = Counter(drawn.values())
+        for tile, count in counts.items():
+            if count > copies[tile]:
+                raise IllegalAction(f"two players drew the same start tile "
+                                    f"{geometry.tile_labels[tile]}")
+        if drawn and counts[min(drawn.values())] > 1:
+            raise IllegalAction(f"two players tie for first with {geometry.tile_labels[min(drawn.values())]}: "
+                                f"they draw again")
+        if drawn:
+            self._setup["start_tiles"] = {self.names[seat]: geometry.tile_labels[tile]
+                                          for seat, tile in drawn.items()}
         if self.virtual:
-            self.bag = [tile for tile in range(tiles) if tile not in drawn]
+            self.bag = [tile for tile, count in enumerate(copies) for _ in range(count)]
+            for tile in drawn.values():
+                self.bag.remove(tile)
             self.rng.shuffle(self.bag)
-            if not cells:
-                drawn = [self.bag.pop() for _ in self.names]
-                cells = {name: geometry.cells_of[tile][0] for name, tile in zip(self.names, drawn)}
+            if not drawn:
+                drawn = {seat: self.bag.pop() for seat in range(len(self.names))}
         else:
-            self.bag_count = tiles - len(drawn)
-        self.start_tiles = {self.names.index(name): cell for name, cell in cells.items()}
-        if cells:
-            self.current = self.names.index(min(cells, key=cells.__getitem__))
+            self.bag_count = sum(copies) - len(drawn)
+        self.start_tiles = drawn  # seat -> tile
+        if drawn:
+            # Closest to the first label starts; equal copies: the first seat drawn.
+            self.current = min(drawn, key=lambda seat: (drawn[seat], seat))
             if self.rules.start_tiles_stay:
-                for cell in cells.values():
-                    self.board.cells[cell] = LONE
+                for tile in drawn.values():
+                    self.board.cells[geometry.cells_of[tile][0]] = LONE
             elif self.virtual:
-                self.bag.extend(drawn)
+                self.bag.extend(drawn.values())
                 self.rng.shuffle(self.bag)
             else:
                 self.bag_count += len(drawn)
@@ -196,15 +211,17 @@ class Game(MergerFlow):
             return True
         sizes, safe_size = self.board.sizes, self.board.safe_size
         largest = max(sizes)
-        if largest >= self._end_size:
+        if self._end_size is not None and largest >= self._end_size:
             return True
         if largest < safe_size or not self.rules.end_when_all_safe:
             return False
         return all(size >= safe_size for size in sizes if size)
 
     def price(self, chain: int) -> int:
-        """A share's price of ``chain`` at its size now."""
-        return self._price_table[chain][self.board.sizes[chain]]
+        """A share's price of ``chain`` at its size now (with its territory once counted)."""
+        if self.territory is None:
+            return self._price_table[chain][self.board.sizes[chain]]
+        return self._price_table[chain][self.board.sizes[chain] + self.territory[chain]]
 
     def bonuses(self, chain: int) -> tuple[int, ...]:
         """The stockholder bonuses ``chain`` would pay now, best position first."""
@@ -215,6 +232,12 @@ class Game(MergerFlow):
         cells, classify = self.board.cells, self.board.classify
         return [cell for tile in self.hands[seat] for cell in self.geometry.cells_of[tile]
                 if cells[cell] == EMPTY and classify(cell)[0] not in (PUT_DEAD, PUT_NO_CHAIN)]
+
+    def remaining_cells(self) -> list[int]:
+        """Virtual mode: the free cells that a tile in a hand or the bag names."""
+        tiles = set(self.bag).union(*self.hands)
+        cells, cells_of = self.board.cells, self.geometry.cells_of
+        return sorted(cell for tile in tiles for cell in cells_of[tile] if cells[cell] == EMPTY)
 
     def is_dead(self, tile: int) -> bool:
         """Whether ``tile`` can never be placed: every free cell it names would join safe chains."""
@@ -320,6 +343,7 @@ class Game(MergerFlow):
             "market": f"a tile must be drawn for the stock market's {chain} shares",
             "dispose": f"{who} must sell, trade or keep {chain} shares",
             "buy": f"{who} must buy shares (or buy nothing)",
+            "closing": "the remaining tiles are being placed (any player); then end",
         }[pending.kind]
 
     def _name(self, chain: int) -> str:
@@ -328,6 +352,9 @@ class Game(MergerFlow):
     # -- placing a tile ------------------------------------------------------
 
     def _place(self, action: act.Place) -> None:
+        if self.pending.kind == "closing":
+            self._closing_place(action)
+            return
         seat = self._actor(action, "place")
         cell = self.geometry.parse(action.tile)
         label = self.geometry.labels[cell]
@@ -359,6 +386,42 @@ class Game(MergerFlow):
             self._start_merger(cell, tuple(sorted(chains)))
         else:
             self._to_buy()
+
+    def _closing_place(self, action: act.Place) -> None:
+        """After the end (MEGAcquire): a remaining tile grows what it touches, no purchases.
+
+        Touching one company it grows it; touching two or more it is a turnover
+        tile that joins nothing; otherwise it stays lone (no company is founded).
+        """
+        seat = self.current if action.player is None else self._seat(action.player)
+        cell = self.geometry.parse(action.tile)
+        label, tile = self.geometry.labels[cell], self.geometry.tile_of[cell]
+        if self.board.cells[cell] != EMPTY or cell in self.dead:
+            raise IllegalAction(f"{label} is already on the board")
+        holder = self._holder(tile, seat)
+        if self.virtual and holder is None:
+            raise IllegalAction(f"{label} is not among the remaining tiles")
+        _, chains = self.board.classify(cell)
+        self._emit("placed", player=self.names[seat], tile=label)
+        if len(chains) == 1:
+            chain = next(iter(chains))
+            self._emit("grew", chain=self._name(chain), size=self.board.absorb(cell, chain))
+        elif chains:
+            self.board.cells[cell] = TURNOVER
+            self._emit("turnover", tile=label)
+        else:
+            self.board.cells[cell] = LONE
+        if holder is not None:
+            holder.remove(tile)
+
+    def _holder(self, tile: int, seat: int) -> list[int] | None:
+        """Virtual mode: the hand (``seat``'s first) or the bag that holds ``tile``."""
+        if not self.virtual:
+            return None
+        for place in [self.hands[seat]] + self.hands + [self.bag]:
+            if tile in place:
+                return place
+        return None
 
     def _grow(self, cell: int, chain: int) -> None:
         size = self.board.absorb(cell, chain)
@@ -458,16 +521,12 @@ class Game(MergerFlow):
 
     def _buy(self, action: act.Buy) -> None:
         seat = self._actor(action, "buy")
-        if action.trade_in:
-            raise IllegalAction(f"{self.rules.title} has no trade-to-buy")
-        if not action.shares:
+        if not action.shares and not action.trade_in:
             self._end_turn()
             return
-        wanted: dict[int, int] = {}
-        for name, count in action.shares.items():
-            chain = self.rules.chain_index(name)
-            check_count(count, name)
-            wanted[chain] = wanted.get(chain, 0) + count
+        if action.trade_in and not self.rules.trade_to_buy:
+            raise IllegalAction(f"{self.rules.title} has no trade-to-buy")
+        wanted, traded = self._counts(action.shares), self._counts(action.trade_in)
         total = sum(wanted.values())
         if total > self.rules.buy_limit:
             raise IllegalAction(f"at most {self.rules.buy_limit} shares a turn, not {total}")
@@ -478,22 +537,62 @@ class Game(MergerFlow):
             if count > self.bank[chain]:
                 raise IllegalAction(f"the bank has only {self.bank[chain]} {self._name(chain)} shares")
             cost += count * self.price(chain)
-        if cost > self.cash[seat]:
-            raise IllegalAction(f"{self.names[seat]} has {self.rules.currency}{self.cash[seat]}, "
-                                f"the shares cost {self.rules.currency}{cost}")
+        money, cash = self.rules.money, self.cash[seat]
+        if any(traded.values()):
+            self._check_trade_in(seat, wanted, traded)
+            cash = change_after_trade(cash, cost, {
+                self._name(c): (n, self.price(c)) for c, n in traded.items()}, money)
+        elif cost > cash:
+            hint = " (shares may be traded in: trade_in)" if self.rules.trade_to_buy else ""
+            raise IllegalAction(f"{self.names[seat]} has {money(cash)}, "
+                                f"the shares cost {money(cost)}{hint}")
+        else:
+            cash -= cost
+        player = self.names[seat]
+        for chain, count in traded.items():
+            if count:
+                self.bank[chain] += count
+                self.holdings[seat][chain] -= count
+                self._emit("traded_in", player=player, chain=self._name(chain), shares=count,
+                           cash=count * self.price(chain))
         for chain, count in wanted.items():
             self.bank[chain] -= count
             self.holdings[seat][chain] += count
-        self.cash[seat] -= cost
+        self.cash[seat] = cash
         if total:
-            self._emit("bought", player=self.names[seat], cost=cost,
+            self._emit("bought", player=player, cost=cost,
                        shares={self._name(c): n for c, n in wanted.items() if n})
         self._end_turn()
 
+    def _counts(self, given: Mapping[str, Any]) -> dict[int, int]:
+        """Share counts by chain index from a buy line's ``{name: count}``."""
+        counts: dict[int, int] = {}
+        for name, count in given.items():
+            chain = self.rules.chain_index(name)
+            check_count(count, name)
+            counts[chain] = counts.get(chain, 0) + count
+        return counts
+
+    def _check_trade_in(self, seat: int, wanted: dict[int, int], traded: dict[int, int]) -> None:
+        for chain, count in traded.items():
+            name = self._name(chain)
+            if not count:
+                continue
+            if wanted.get(chain):
+                raise IllegalAction(f"{name} shares cannot be traded in to buy {name} shares")
+            if not self.board.sizes[chain]:
+                raise IllegalAction(f"{name} is not on the board: its shares have no price to trade at")
+            held = self.holdings[seat][chain]
+            if count > held:
+                raise IllegalAction(f"{self.names[seat]} holds {held} {name} shares, not {count}")
+
     def _end_turn(self) -> None:
-        if self.end_declared:
-            self.final_chains = self.board.active()
-            self._next_final()
+        if self.end_declared and not self._round_goes_on():
+            if self.rules.closing_phase and not self.end_agreed:
+                self.pending = Pending("closing", self.current)
+                self._emit("closing")
+            else:
+                self._final_payout()
             return
         if self.placed:
             self._draw(self.current)
@@ -503,7 +602,19 @@ class Game(MergerFlow):
         self.turn += 1
         self.pending = Pending("place", self.current)
 
+    def _round_goes_on(self) -> bool:
+        """An agreed end that completes the round: the player before the first has yet to play."""
+        return (self.end_agreed and self.rules.agreed_end == "complete_round"
+                and self.current != (self.first - 1) % len(self.names))
+
     def _end(self, action: act.End) -> None:
+        if self.pending.kind == "closing":
+            if action.player is not None:
+                self._seat(action.player)
+            if action.agreed:
+                raise IllegalAction("the end is already declared: send end to finish the closing placements")
+            self._final_payout()
+            return
         if action.player is not None and action.player != self.names[self.current]:
             self._seat(action.player)
             raise IllegalAction(f"only {self.names[self.current]}, whose turn it is, may end the game")
@@ -515,11 +626,22 @@ class Game(MergerFlow):
             if not self.options["agreed_end"]:
                 raise IllegalAction("this table plays without ending by agreement")
         elif not self.end_allowed():
+            size = f"a chain of {self._end_size}+ tiles or " if self._end_size is not None else ""
             raise IllegalAction(
-                f"the end may not be declared yet: it needs a chain of {self._end_size}+ "
-                f"tiles or every chain on the board safe ({self.rules.safe_size}+)")
-        self.end_declared = True
+                f"the end may not be declared yet: it needs {size}"
+                f"every chain on the board safe ({self.rules.safe_size}+)")
+        self.end_declared, self.end_agreed = True, action.agreed
         self._emit("end_declared", player=self.names[self.current], agreed=action.agreed)
+
+    def _final_payout(self) -> None:
+        if self.rules.final_count == "territory":
+            self.territory = self.board.enclosed()
+            for chain, extra in enumerate(self.territory):
+                if extra:
+                    self._emit("territory", chain=self._name(chain), cells=extra,
+                               size=self.board.sizes[chain] + extra)
+        self.final_chains = self.board.active()
+        self._next_final()
 
     def _next_final(self) -> None:
         """Final bonuses chain by chain (a market draw may pause it), then the sale."""

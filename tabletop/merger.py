@@ -89,10 +89,14 @@ class MergerFlow:
     def _pay_defunct(self, market: int) -> None:
         merger = self.merger
         self._pay_bonuses(merger.defunct, merger.price, market)
-        holders = [(seat + self.current) % len(self.names) for seat in range(len(self.names))]
-        holders = [seat for seat in holders if self.holdings[seat][merger.defunct]]
+        n = len(self.names)
         if self.rules.disposal_order == "largest_holder_first":
+            # Largest holder first; ties go to the first to the mergemaker's left (seed 002).
+            holders = [(self.current + 1 + i) % n for i in range(n)]
             holders.sort(key=lambda seat: -self.holdings[seat][merger.defunct])
+        else:
+            holders = [(self.current + i) % n for i in range(n)]  # mergemaker, then clockwise
+        holders = [seat for seat in holders if self.holdings[seat][merger.defunct]]
         merger.disposers = holders
         self._next_disposal()
 
@@ -123,12 +127,12 @@ class MergerFlow:
             raise IllegalAction(f"{self.rules.title} has no trading in a merger: hold or sell")
         if keep and "keep" not in self.rules.disposal:
             raise IllegalAction(f"every {name} share must be sold or traded")
-        if action.trade % ratio:
+        if action.trade and action.trade % ratio:
             raise IllegalAction(f"shares are traded {ratio} for 1: trade a multiple of {ratio}")
-        if action.trade // ratio > self.bank[survivor]:
+        if action.trade and action.trade // ratio > self.bank[survivor]:
             raise IllegalAction(f"the bank has only {self.bank[survivor]} {self._name(survivor)} "
                                 f"shares: trade at most {self.bank[survivor] * ratio}")
-        received = action.trade // ratio
+        received = action.trade // ratio if action.trade else 0
         self.holdings[seat][defunct] = keep
         self.bank[defunct] += action.sell + action.trade
         self.cash[seat] += action.sell * merger.price

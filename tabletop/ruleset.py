@@ -31,6 +31,7 @@ class Chain:
     index: int
     name: str
     tier: str
+    shares: int
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,11 @@ class RuleSet:
     trade_ratio: int
     disposal_order: str
     end_when_all_safe: bool
+    trade_to_buy: bool
+    closing_phase: bool
+    final_count: str
+    agreed_end: str
+    currency_after: bool
     chains: tuple[Chain, ...]
     brackets: tuple[int, ...]
     tier_prices: Mapping[str, tuple[int, ...]]
@@ -129,6 +135,19 @@ class RuleSet:
         if key not in self._geometries:
             self._geometries[key] = make_geometry(self.board, options)
         return self._geometries[key]
+
+    def money(self, amount: int) -> str:
+        """``amount`` in the rule set's unit, as players write it.
+
+        >>> load_rules("acquire").money(6000), load_rules("megacquire-gold").money(120)
+        ('$6,000', '120M')
+        """
+        return f"{amount:,}{self.currency}" if self.currency_after else f"{self.currency}{amount:,}"
+
+    @property
+    def provisional(self) -> bool:
+        """Whether any table of this rule set is a reconstruction (see ``notes``)."""
+        return bool(self.notes) or any(mode.provisional for mode in self.bonus_modes.values())
 
     def chain_index(self, name: Any) -> int:
         """The index of the chain called ``name`` (any case); IllegalAction if none is."""
@@ -206,7 +225,7 @@ def _build(data: Mapping[str, Any], source: str) -> RuleSet:
     merger = _table(data, "merger")
     end = _table(data, "end")
     players = _table(game, "players", "game")
-    chains = _chains(data)
+    chains = _chains(data, _value(game, "shares_per_chain", int, "game"))
     brackets, tier_prices = _prices(data, chains)
     bonus_modes = _bonus_modes(data, tier_prices)
     options = _options(data)
@@ -215,6 +234,14 @@ def _build(data: Mapping[str, Any], source: str) -> RuleSet:
     disposal = frozenset(_value(merger, "disposal", list, "merger"))
     if not disposal <= {"sell", "trade", "keep"} or "sell" not in disposal:
         raise RulesFileError("merger.disposal: choose from sell, trade, keep (sell required)")
+    # A hold/sell-only game has no trade ratio to state.
+    trade_ratio = _value(merger, "trade_ratio", int, "merger") if "trade" in disposal else 0
+    if "trade" in disposal and trade_ratio < 1:
+        raise RulesFileError("merger.trade_ratio: must be 1 or more")
+    market_players = (_value(game, "stock_market_players", int, "game")
+                      if "stock_market_players" in game else 0)
+    if market_players and "two_player_market" not in options:
+        raise RulesFileError("options.two_player_market: missing (game.stock_market_players is set)")
     notes = tuple(_value(data, "provisional", list, "")) if "provisional" in data else ()
     if any(not isinstance(note, str) for note in notes):
         raise RulesFileError("provisional: expected a list of notes (strings)")
@@ -222,6 +249,7 @@ def _build(data: Mapping[str, Any], source: str) -> RuleSet:
         name=_value(game, "name", str, "game"),
         title=_value(game, "title", str, "game"),
         currency=_value(game, "currency", str, "game"),
+        currency_after=_choice(game, "currency_position", ("before", "after"), "game") == "after",
         min_players=_value(players, "min", int, "game.players"),
         max_players=_value(players, "max", int, "game.players"),
         starting_cash=_value(game, "starting_cash", int, "game"),
@@ -234,17 +262,21 @@ def _build(data: Mapping[str, Any], source: str) -> RuleSet:
         start_tiles_stay=_choice(board, "start_tiles", ("stay", "return"), "board") == "stay",
         dead_tiles=_choice(board, "dead_tiles", ("removed", "turnover"), "board"),
         disposal=disposal,
-        trade_ratio=_value(merger, "trade_ratio", int, "merger"),
+        trade_ratio=trade_ratio,
         disposal_order=_choice(merger, "disposal_order",
                                ("mergemaker_clockwise", "largest_holder_first"), "merger"),
         end_when_all_safe=_value(end, "when_all_safe", bool, "end"),
+        trade_to_buy=_value(game, "trade_to_buy", bool, "game"),
+        closing_phase=_value(end, "closing_phase", bool, "end"),
+        final_count=_choice(end, "final_count", ("tiles", "territory"), "end"),
+        agreed_end=_choice(end, "agreed_end", ("finish_turn", "complete_round"), "end"),
         chains=chains,
         brackets=brackets,
         tier_prices=tier_prices,
         bonus_modes=bonus_modes,
         options=options,
         notes=notes,
-        market_players=_value(game, "stock_market_players", int, "game"),
+        market_players=market_players,
         source=source,
     )
     if not 1 <= rules.min_players <= rules.max_players:
@@ -279,7 +311,7 @@ def _choice(data: Mapping[str, Any], key: str, allowed: tuple[str, ...], where: 
     return value
 
 
-def _chains(data: Mapping[str, Any]) -> tuple[Chain, ...]:
+def _chains(data: Mapping[str, Any], shares: int) -> tuple[Chain, ...]:
     entries = _value(data, "chains", list, "")
     chains = []
     for index, entry in enumerate(entries):
@@ -287,9 +319,11 @@ def _chains(data: Mapping[str, Any]) -> tuple[Chain, ...]:
             raise RulesFileError(f"chains[{index}]: expected a table")
         name = _value(entry, "name", str, f"chains[{index}]")
         tier = _value(entry, "tier", str, f"chains[{index}]")
+        # A chain's own share count (ACQUISITIONS' staggered kingdoms) over the game's.
+        count = _value(entry, "shares", int, f"chains[{index}]") if "shares" in entry else shares
         if any(chain.name.lower() == name.lower() for chain in chains):
             raise RulesFileError(f"chains[{index}].name: {name!r} appears twice")
-        chains.append(Chain(index, name, tier))
+        chains.append(Chain(index, name, tier, count))
     if not chains:
         raise RulesFileError("chains: at least one chain is needed")
     return tuple(chains)
@@ -381,9 +415,10 @@ def _options(data: Mapping[str, Any]) -> dict[str, Option]:
         except IllegalAction as error:
             raise RulesFileError(f"{where}.default: {error}") from None
         options[name] = option
+    # Every rule set carries these (RULES.md section 4 and the merger's choices);
+    # two_player_market and end_size only where the game has them.
     for required in ("bonus_mode", "founder_when_sold_out", "defunct_order",
-                     "two_player_market", "end_size", "disclosure", "agreed_end",
-                     "incorrect_placement"):
+                     "disclosure", "agreed_end", "incorrect_placement"):
         if required not in options:
             raise RulesFileError(f"options.{required}: missing")
     return options

@@ -19,6 +19,7 @@ from tabletop import actions as act
 from tabletop.board import EMPTY, PUT_DEAD, PUT_NO_CHAIN
 from tabletop.engine import Game
 from tabletop.ruleset import RuleSet, load_rules
+from tabletop.trade import suggest_trade_in
 
 
 def _below(rng: random.Random, n: int) -> int:
@@ -49,9 +50,9 @@ def random_action(game: Game, rng: random.Random) -> act.Action:
                         game.board.classify(cell)[0] not in (PUT_DEAD, PUT_NO_CHAIN):
                     return act.Place(tile=labels[cell])
         for tile in hand:
-            if game.is_dead(tile):
-                free = [c for c in game.geometry.cells_of[tile] if game.board.cells[c] == EMPTY]
-                return act.Dead(tile=labels[free[0]], player=game.names[seat])
+            free = [c for c in game.geometry.cells_of[tile] if game.board.cells[c] == EMPTY]
+            if free and game.is_dead(tile):
+                return act.Dead(tile=labels[_pick(rng, free)], player=game.names[seat])
         playable = game.playable(seat)
         if not playable:
             return act.NoTile()
@@ -65,33 +66,54 @@ def random_action(game: Game, rng: random.Random) -> act.Action:
     if kind == "dispose":
         return _random_disposal(game, rng)
     if kind == "buy":
-        return act.Buy(shares=_random_purchase(game, rng))
+        return _random_purchase(game, rng)
+    if kind == "closing":
+        remaining = game.remaining_cells()
+        if not remaining:
+            return act.End()
+        return act.Place(tile=game.geometry.labels[_pick(rng, remaining)])
     raise RuntimeError(f"the random policy cannot answer {kind!r}")
 
 
 def _random_disposal(game: Game, rng: random.Random) -> act.Dispose:
     seat, ratio = game.pending.player, game.rules.trade_ratio
     held = game.holdings[seat][game.merger.defunct]
-    trade = _below(rng, game.trade_max(seat) // ratio + 1) * ratio
+    trade = _below(rng, game.trade_max(seat) // ratio + 1) * ratio if ratio else 0
     sell = _below(rng, held - trade + 1) if "keep" in game.rules.disposal else held - trade
     return act.Dispose(sell=sell, trade=trade)
 
 
-def _random_purchase(game: Game, rng: random.Random) -> dict[str, int]:
-    """Up to the limit, each share of a random active chain while the player can pay."""
+def _random_purchase(game: Game, rng: random.Random) -> act.Buy:
+    """Up to the limit, each share of a random active chain while the player can pay,
+    trading shares in (where the rules allow it) when cash runs short."""
     wanted, active = _below(rng, game.rules.buy_limit + 1), game.board.active()
     if not wanted or not active:
-        return {}
-    cash, chains = game.cash[game.pending.player], game.rules.chains
-    bought: dict[int, int] = {}
+        return act.Buy()
+    seat, chains = game.pending.player, game.rules.chains
+    cash, bought, trade_in = game.cash[seat], {}, {}
     for _ in range(wanted):
         chain = _pick(rng, active)
         price = game.price(chain)
-        if price > cash or bought.get(chain, 0) >= game.bank[chain]:
+        if bought.get(chain, 0) >= game.bank[chain]:
+            break
+        if price > cash:
+            trade_in = _trade_in_for(game, seat, bought, chain) if game.rules.trade_to_buy else None
+            if trade_in is not None:
+                bought[chain] = bought.get(chain, 0) + 1
             break
         cash -= price
         bought[chain] = bought.get(chain, 0) + 1
-    return {chains[chain].name: count for chain, count in bought.items()}
+    return act.Buy(shares={chains[c].name: n for c, n in bought.items()},
+                   trade_in=trade_in or {})
+
+
+def _trade_in_for(game: Game, seat: int, bought: dict[int, int], extra: int) -> dict[str, int] | None:
+    """The trade-in that pays for ``bought`` plus one ``extra`` share, if the player can."""
+    cost = sum(n * game.price(c) for c, n in bought.items()) + game.price(extra)
+    names = game.rules.chains
+    held = {names[c].name: (n, game.price(c)) for c, n in enumerate(game.holdings[seat])
+            if n and game.board.sizes[c] and c not in bought and c != extra}
+    return suggest_trade_in(cost - game.cash[seat], held)
 
 
 def play_random_game(rules: RuleSet | str, players: Sequence[str], seed: int,

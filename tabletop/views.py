@@ -41,6 +41,11 @@ def state_json(game: Game) -> dict[str, Any]:
                          "safe": game.board.is_safe(c), "bank_shares": game.bank[c],
                          "bonuses": list(game.bonuses(c))}
         for c, size in enumerate(game.board.sizes) if size}
+    if game.territory is not None:
+        # ACQUISITIONS' final count: the enclosed empty hexes priced in at the end.
+        for c, size in enumerate(game.board.sizes):
+            if size:
+                chains[chain_names[c]]["territory"] = game.territory[c]
     players = []
     for seat, name in enumerate(names):
         entry: dict[str, Any] = {
@@ -81,7 +86,7 @@ def pending_json(game: Game) -> dict[str, Any] | None:
     kind = pending.kind
     if kind == "place":
         if game.virtual:
-            out["tiles"] = [labels[c] for c in sorted(game.playable(pending.player))]
+            out["tiles"] = [labels[c] for c in sorted(set(game.playable(pending.player)))]
     elif kind == "found":
         out["tile"] = labels[pending.cell]
         out["choices"] = [chains[c].name for c in pending.choices]
@@ -99,6 +104,10 @@ def pending_json(game: Game) -> dict[str, Any] | None:
                     "price": merger.price, "trade_max": game.trade_max(pending.player)})
     elif kind == "buy":
         out["limit"] = game.rules.buy_limit
+        if game.rules.trade_to_buy:
+            out["trade_in"] = True
+    elif kind == "closing" and game.virtual:
+        out["tiles"] = [labels[c] for c in game.remaining_cells()]
     return out
 
 
