@@ -9,11 +9,22 @@ Acquire (Classic and Tycoon modes, two-player variant, older edition): informati
 
 from __future__ import annotations
 
+import textwrap
+
 from tabletop.ruleset import RuleSet, load_rules  # noqa: F401  (load_rules: doctest)
+
+WIDTH = 78
 
 
 def _money(rules: RuleSet, amount: int) -> str:
-    return f"{rules.currency}{amount:,}"
+    return rules.money(amount)
+
+
+def _shares(rules: RuleSet) -> str:
+    counts = {chain.shares for chain in rules.chains}
+    if len(counts) == 1:
+        return f"{counts.pop()} shares per chain"
+    return "shares: " + ", ".join(f"{chain.name} {chain.shares}" for chain in rules.chains)
 
 
 def _size_ranges(rules: RuleSet, tier: str) -> dict[int, str]:
@@ -39,7 +50,7 @@ def information_card(rules: RuleSet, mode: str | None = None) -> str:
     tiers = list(dict.fromkeys(chain.tier for chain in rules.chains))
     ranges = {tier: _size_ranges(rules, tier) for tier in tiers}
     prices = sorted({p for tier in tiers for p in rules.tier_prices[tier]})
-    header = [f"tier {tier}" for tier in tiers] + ["price"] + list(bonus.names)
+    header = [tier if len(tiers) > 3 else f"tier {tier}" for tier in tiers] + ["price"] + list(bonus.names)
     rows = [[ranges[tier].get(price, "-") for tier in tiers] + [_money(rules, price)]
             + [_money(rules, b) for b in bonus.bonuses(price)] for price in prices]
     widths = [max(len(row[i]) for row in rows + [header]) for i in range(len(header))]
@@ -51,11 +62,16 @@ def information_card(rules: RuleSet, mode: str | None = None) -> str:
     lines.append("  ".join(h.rjust(w) for h, w in zip(header, widths)))
     lines.extend("  ".join(c.rjust(w) for c, w in zip(row, widths)) for row in rows)
     sole = " + ".join(bonus.names[p - 1] for p in bonus.sole_holder)
-    lines += ["", f"A sole holder receives {sole}. Split bonuses are rounded up to "
-                  f"{_money(rules, rules.bonus_rounding)}.",
-              f"Safe at {rules.safe_size}+ tiles; buy up to {rules.buy_limit} shares a turn; "
-              f"{rules.shares_per_chain} shares per chain; starting cash "
-              f"{_money(rules, rules.starting_cash)}."]
+    prose = [f"A sole holder receives {sole}. Split bonuses are rounded up to "
+             f"{_money(rules, rules.bonus_rounding)}.",
+             f"Safe at {rules.safe_size}+ tiles; buy up to {rules.buy_limit} shares a turn; "
+             f"{_shares(rules)}; starting cash {_money(rules, rules.starting_cash)}."]
+    if rules.trade_to_buy:
+        prose.append("Shares may be traded in to pay for shares when cash is short; "
+                     "the limit counts shares obtained.")
     for note in rules.notes + ((bonus.provisional,) if bonus.provisional else ()):
-        lines += ["", f"PROVISIONAL: {note}"]
+        prose += ["", f"PROVISIONAL: {note}"]
+    # Prose wraps to a terminal's width; the table's rows stay whole.
+    lines.append("")
+    lines.extend(textwrap.fill(line, WIDTH, subsequent_indent="  ") for line in prose)
     return "\n".join(lines)

@@ -137,14 +137,18 @@ class Game(MergerFlow):
             for tile in drawn.values():
                 self.bag.remove(tile)
             self.rng.shuffle(self.bag)
-            if not drawn:
+            while not drawn:
                 drawn = {seat: self.bag.pop() for seat in range(len(self.names))}
+                if list(drawn.values()).count(min(drawn.values())) > 1:
+                    # Equal cards tie for first: as at the table, they go back and all draw again.
+                    self.bag.extend(drawn.values())
+                    self.rng.shuffle(self.bag)
+                    drawn = {}
         else:
             self.bag_count = sum(copies) - len(drawn)
         self.start_tiles = drawn  # seat -> tile
         if drawn:
-            # Closest to the first label starts; equal copies: the first seat drawn.
-            self.current = min(drawn, key=lambda seat: (drawn[seat], seat))
+            self.current = min(drawn, key=drawn.__getitem__)  # closest to the first label
             if self.rules.start_tiles_stay:
                 for tile in drawn.values():
                     self.board.cells[geometry.cells_of[tile][0]] = LONE
