@@ -1,6 +1,7 @@
 """The ``tabletop`` command line: the composition root.
 
-``replay``, ``rules`` and ``simulate`` use the engine alone. Commands that
+``replay``, ``rules`` and ``simulate`` use the engine alone; ``games``,
+``export``, ``slip`` and ``verify`` the journal and score slips. Commands that
 join the engine to a camera, the screen or devices are wired here, lazily,
 so that the engine installs and runs without OpenCV or Kivy.
 """
@@ -10,11 +11,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
 
 from tabletop.errors import TabletopError
 
+if TYPE_CHECKING:
+    from tabletop.journal import Journal
+
 EXIT_ILLEGAL = 2
+EXIT_INVALID = 1   # verify: the slip's signature does not hold
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -35,13 +41,46 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     replay = commands.add_parser("replay", help="apply a table script and print the state JSON")
-    replay.add_argument("script", help="the game as JSON Lines (- for standard input)")
+    replay.add_argument("script", nargs="?",
+                        help="the game as JSON Lines (- for standard input)")
     replay.add_argument("--keep-going", action="store_true",
                         help="report and skip illegal lines instead of stopping at the first")
     from tabletop.views import LEVELS
     replay.add_argument("--view", choices=LEVELS,
                         help="print what a shared screen shows at this disclosure level")
+    replay.add_argument("--journal", metavar="DB",
+                        help="replay a game of this journal (default: the data folder's)")
+    replay.add_argument("--game", type=int, metavar="ID", help="the journal's game to replay")
     replay.set_defaults(run=_replay)
+
+    games = commands.add_parser("games", help="list the games of the journal")
+    games.add_argument("--journal", metavar="DB", help="the journal (default: the data folder's)")
+    games.set_defaults(run=_games)
+
+    export = commands.add_parser("export", help="print a journaled game as jsonl, json or csv")
+    export.add_argument("game", type=int, metavar="GAME", help="the game's id (see `tabletop games`)")
+    export.add_argument("--format", choices=("jsonl", "json", "csv"), default="jsonl")
+    export.add_argument("--clean", action="store_true",
+                        help="jsonl: leave out undone actions and the undo lines")
+    export.add_argument("--journal", metavar="DB", help="the journal (default: the data folder's)")
+    export.add_argument("--out", metavar="FILE", help="write to FILE instead of standard output")
+    export.set_defaults(run=_export)
+
+    slip = commands.add_parser("slip", help="make the signed score slip of a finished game")
+    slip.add_argument("game", type=int, metavar="GAME", help="the game's id (see `tabletop games`)")
+    slip.add_argument("--journal", metavar="DB", help="the journal (default: the data folder's)")
+    slip.add_argument("--key", metavar="KEYFILE",
+                      help="the signing key (default: slip.key in the data folder, made on first use)")
+    slip.add_argument("--out", metavar="FILE", help="write the slip's JSON to FILE")
+    slip.add_argument("--text", action="store_true",
+                      help="print the slip as text for a 58 mm receipt printer (32 columns)")
+    slip.set_defaults(run=_slip)
+
+    verify = commands.add_parser("verify", help="check a score slip's signature")
+    verify.add_argument("slip", metavar="SLIP.json")
+    verify.add_argument("--key", metavar="KEYFILE",
+                        help="the table's key (default: slip.key in the data folder)")
+    verify.set_defaults(run=_verify)
 
     rules = commands.add_parser("rules", help="list rule sets, or print one's information card")
     rules.add_argument("name", nargs="?", help="a rule set name, e.g. acquire")
@@ -66,6 +105,11 @@ def _replay(args: argparse.Namespace) -> int:
     from tabletop.script import replay
     from tabletop.views import state_json, view
 
+    if args.game is not None or args.journal is not None:
+        return _replay_journal(args)
+    if args.script is None:
+        print("tabletop: replay needs a script, or --game ID (with --journal DB)", file=sys.stderr)
+        return EXIT_ILLEGAL
     try:
         if args.script == "-":
             raw = sys.stdin.buffer.read()
@@ -86,6 +130,100 @@ def _replay(args: argparse.Namespace) -> int:
         state = state_json(result.game)
         print(json.dumps(view(state, args.view) if args.view else state, indent=2))
     return EXIT_ILLEGAL if result.errors else 0
+
+
+def _replay_journal(args: argparse.Namespace) -> int:
+    from tabletop.export import final_game
+    from tabletop.views import state_json, view
+
+    if args.script is not None or args.game is None:
+        print("tabletop: replay takes either a script or --game ID (with --journal DB)",
+              file=sys.stderr)
+        return EXIT_ILLEGAL
+    with _reading(args.journal) as journal:
+        lines = journal.lines(args.game)
+    state = state_json(final_game(lines))
+    print(json.dumps(view(state, args.view) if args.view else state, indent=2))
+    return 0
+
+
+def _reading(path: str | None) -> Journal:
+    """The journal at ``path`` (or the data folder's), opened to read; says what it repaired."""
+    from tabletop.journal import open_for_reading
+
+    journal = open_for_reading(path)
+    for message in journal.report.messages:
+        print(f"tabletop: {message}", file=sys.stderr)
+    return journal
+
+
+def _games(args: argparse.Namespace) -> int:
+    from tabletop.journal import default_journal_path
+
+    path = Path(args.journal) if args.journal else default_journal_path()
+    if not path.exists() and not path.with_suffix(".log").exists():
+        print(f"no games recorded yet (no journal at {path})")
+        return 0
+    with _reading(str(path)) as journal:
+        games = journal.games()
+    if not games:
+        print(f"no games in {journal.path}")
+        return 0
+    rows = [("id", "rules", "players", "turn", "started", "finished")]
+    for info in games:
+        rows.append((str(info.id), info.rules, ", ".join(info.players), str(info.turn),
+                     info.started, info.finished or "-"))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        print("  ".join(cell.rjust(w) if i in (0, 3) else cell.ljust(w)
+                        for i, (cell, w) in enumerate(zip(row, widths))).rstrip())
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from tabletop.export import export_game
+
+    with _reading(args.journal) as journal:
+        text = export_game(journal, args.game, args.format, args.clean)
+    return _output(text, args.out)
+
+
+def _slip(args: argparse.Namespace) -> int:
+    from tabletop.config import load_config
+    from tabletop.slip import load_key, make_slip, slip_text, table_key
+
+    key = load_key(args.key) if args.key else table_key(load_config().data_dir)
+    with _reading(args.journal) as journal:
+        slip = make_slip(journal, args.game, key)
+    text = json.dumps(slip, indent=2, ensure_ascii=False) + "\n"
+    if args.out:
+        code = _output(text, args.out)
+        if code or not args.text:
+            return code
+    return _output(slip_text(slip) if args.text else text, None)
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from tabletop.config import load_config
+    from tabletop.slip import KEY_FILE, load_key, read_slip, verify
+
+    key = load_key(args.key or load_config().data_dir / KEY_FILE)
+    verdict = verify(read_slip(args.slip), key)
+    print(verdict)
+    return 0 if verdict.valid else EXIT_INVALID
+
+
+def _output(text: str, path: str | None) -> int:
+    if path is None:
+        sys.stdout.write(text)
+        return 0
+    try:
+        with open(path, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+    except OSError as error:
+        print(f"tabletop: cannot write {path}: {error.strerror}", file=sys.stderr)
+        return EXIT_ILLEGAL
+    return 0
 
 
 def _rules(args: argparse.Namespace) -> int:
@@ -122,7 +260,7 @@ def _simulate(args: argparse.Namespace) -> int:
           f"{report.actions / report.games:.0f} actions a game")
     print(f"last game (seed {args.seed + args.games - 1}), {game.turn} turns:")
     for seat, rank in game.standings:
-        print(f"  {rank}. {game.names[seat]:8} {game.rules.currency}{game.cash[seat]:,}")
+        print(f"  {rank}. {game.names[seat]:8} {game.rules.money(game.cash[seat])}")
     return 0
 
 

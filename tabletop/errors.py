@@ -15,3 +15,19 @@ class RulesFileError(TabletopError):
 
 class ScriptError(IllegalAction):
     """A table-script line that is not a well-formed action or setup."""
+
+
+class JournalError(TabletopError):
+    """The journal cannot do what was asked; the message says why. Nothing confirmed is lost."""
+
+
+class JournalLocked(JournalError):
+    """Another program holds the journal (or its database lock) longer than the wait allows."""
+
+
+class JournalFull(JournalError):
+    """The disk (or the database's size limit) is full: the action was not recorded."""
+
+
+class SlipError(TabletopError):
+    """A score slip or signing key that cannot be read or made."""

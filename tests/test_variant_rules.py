@@ -158,3 +158,19 @@ def test_a_variant_file_loads_from_a_path_and_plays(tmp_path):
     game = Game(load_rules(path), ["Ann", "Bob"], {"hex_offset": "even-r"})
     assert game.geometry.offset == "even-r"
     assert game.setup_json()["setup"]["rules"] == str(path)
+
+
+@pytest.mark.parametrize("name, unit", [("megacquire-gold", r"[\d,]+M"), ("acquisitions", r"£[\d,]+")])
+def test_simulate_plays_each_variant_to_its_standings(name, unit, capsys):
+    assert main(["simulate", "--rules", name, "--games", "3", "--players", "3", "--seed", "5"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"3 games of {name} with 3 players")
+    standings = re.findall(rf"^\s+(\d)\. (P\d)\s+({unit})$", out, re.M)
+    assert sorted(player for _, player, _ in standings) == ["P1", "P2", "P3"]
+    assert standings[0][0] == "1"
+
+
+def test_simulate_refuses_an_option_the_variant_does_not_have(capsys):
+    assert main(["simulate", "--rules", "megacquire-gold", "--games", "1",
+                 "--option", "two_player_market=true"]) == 2
+    assert "unknown option 'two_player_market'" in capsys.readouterr().err
