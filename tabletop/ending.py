@@ -84,18 +84,24 @@ class EndingFlow:
                 and self.current != (self.first - 1) % len(self.names))
 
     def _end(self, action: act.End) -> None:
+        if not isinstance(action.agreed, bool):
+            raise IllegalAction(f"end: agreed must be true or false, not {action.agreed!r}")
         if self.pending.kind == "closing":
             if action.player is not None:
                 self._seat(action.player)
             if action.agreed:
                 raise IllegalAction("the end is already declared: send end to finish the closing placements")
+            if self.virtual:
+                # The game knows every remaining tile: all are placed before the count.
+                left = len(self.remaining_cells())
+                if left:
+                    raise IllegalAction(f"{left} tile{'s remain' if left > 1 else ' remains'} "
+                                        f"to be placed before the final count")
             self._final_payout()
             return
         if action.player is not None and action.player != self.names[self.current]:
             self._seat(action.player)
             raise IllegalAction(f"only {self.names[self.current]}, whose turn it is, may end the game")
-        if not isinstance(action.agreed, bool):
-            raise IllegalAction(f"end: agreed must be true or false, not {action.agreed!r}")
         if self.end_declared:
             raise IllegalAction("the end is already declared")
         if action.agreed:

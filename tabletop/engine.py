@@ -474,6 +474,10 @@ class Game(MergerFlow, EndingFlow):
 
     def _buy(self, action: act.Buy) -> None:
         seat = self._actor(action, "buy")
+        for given in (action.shares, action.trade_in):
+            if not isinstance(given, Mapping):
+                raise IllegalAction(f"buy: shares and trade_in map chain names to counts, "
+                                    f"e.g. {{\"{self._name(0)}\": 2}}; not {given!r}")
         if not action.shares and not action.trade_in:
             self._end_turn()
             return

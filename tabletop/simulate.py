@@ -45,10 +45,13 @@ def random_action(game: Game, rng: random.Random) -> act.Action:
         if hand:
             # One random probe usually finds a playable tile; only when it does not
             # is the whole hand examined (still uniform among the playable cells).
-            for cell in game.geometry.cells_of[_pick(rng, hand)]:
-                if game.board.cells[cell] == EMPTY and \
-                        game.board.classify(cell)[0] not in (PUT_DEAD, PUT_NO_CHAIN):
-                    return act.Place(tile=labels[cell])
+            # A card with several hexes (one per quadrant) probes one of them at
+            # random, not the first free one; a one-cell tile draws no extra number.
+            cells = game.geometry.cells_of[_pick(rng, hand)]
+            cell = cells[0] if len(cells) == 1 else _pick(rng, cells)
+            if game.board.cells[cell] == EMPTY and \
+                    game.board.classify(cell)[0] not in (PUT_DEAD, PUT_NO_CHAIN):
+                return act.Place(tile=labels[cell])
         for tile in hand:
             free = [c for c in game.geometry.cells_of[tile] if game.board.cells[c] == EMPTY]
             if free and game.is_dead(tile):
