@@ -98,6 +98,9 @@ def _parser() -> argparse.ArgumentParser:
     simulate.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                           help="a rule option, e.g. bonus_mode=tycoon (repeatable)")
     simulate.set_defaults(run=_simulate)
+
+    from tabletop.vision_commands import register as vision  # OpenCV loads only when they run
+    vision(commands)
     return parser
 
 

@@ -1,0 +1,137 @@
+"""Making a calibration: one image of the empty board and its four corner-cell centres.
+
+The corner cells' centres (DESIGN.md order: first label, last label of the
+first row, last label, first label of the last row) fix where the grid lies
+in that image; the four markers seen in the same image are then measured in
+board units, so later frames find the grid from the markers alone.
+
+>>> import numpy as np
+>>> board_points = np.array([[0, 0], [11, 0], [11, 8], [0, 8]], dtype=float)
+>>> H = homography(board_points, board_points * 50 + 100)
+>>> project(H, [[1, 1]]).round(3).tolist()
+[[150.0, 150.0]]
+"""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any, Mapping, Sequence
+
+import cv2
+import numpy as np
+
+from calibration.calfile import Calibration, CalibrationError
+from calibration.layout import layout_for
+from calibration.markers import MARKER_IDS, detect_markers
+from tabletop.errors import TabletopError
+from tabletop.ruleset import load_rules
+
+#: Rectified pixels per board unit: a cell of about 32 pixels is plenty to tell a
+#: tile from the board, and keeps every frame's work small.
+SCALE = 32.0
+#: How far the rectified image reaches beyond the outermost cell centres, in board
+#: units: the cells themselves (half a unit) and a ring of board around them.
+MARGIN = 1.0
+
+
+def homography(board: np.ndarray, pixels: np.ndarray) -> np.ndarray:
+    """The 3x3 map from board units to pixels through 4 or more point pairs."""
+    board, pixels = np.asarray(board, np.float64), np.asarray(pixels, np.float64)
+    if len(board) == 4:
+        return cv2.getPerspectiveTransform(board.astype(np.float32), pixels.astype(np.float32))
+    matrix, _ = cv2.findHomography(board, pixels, 0)
+    if matrix is None:
+        raise CalibrationError("the points do not fix the board's position")
+    return matrix
+
+
+def project(matrix: np.ndarray, points: Any) -> np.ndarray:
+    """``points`` (N, 2) through the 3x3 ``matrix``."""
+    points = np.asarray(points, np.float64).reshape(-1, 1, 2)
+    return cv2.perspectiveTransform(points, matrix).reshape(-1, 2)
+
+
+def parse_corners(text: str) -> np.ndarray:
+    """``"x,y x,y x,y x,y"`` (decimals allowed) as a (4, 2) array; CalibrationError if not."""
+    pairs = text.replace(";", " ").split()
+    try:
+        points = [[float(v) for v in pair.split(",")] for pair in pairs]
+    except ValueError:
+        points = []
+    if len(points) != 4 or any(len(p) != 2 for p in points):
+        raise CalibrationError(f"--corners needs four x,y pixel pairs separated by spaces, "
+                               f"got {text!r}")
+    return np.array(points, dtype=np.float64)
+
+
+def calibrate(image: np.ndarray, corners_px: Sequence[Sequence[float]], rules: str = "acquire",
+              options: Mapping[str, Any] | None = None) -> Calibration:
+    """The calibration of an empty board seen in ``image`` (BGR) with these corner centres."""
+    if image is None or image.ndim != 3 or image.shape[2] != 3:
+        raise CalibrationError("the calibration image must be a colour picture")
+    try:
+        ruleset = load_rules(rules)
+        resolved = ruleset.resolve_options(options)
+    except TabletopError as error:
+        raise CalibrationError(str(error)) from None
+    geometry = ruleset.geometry_for(resolved)
+    layout = layout_for(geometry)
+    corners = np.asarray(corners_px, dtype=np.float64).reshape(4, 2)
+    height, width = image.shape[:2]
+    _check_corners(corners, width, height, [geometry.labels[c] for c in geometry.corners()])
+    to_pixels = homography(layout.corner_points(), corners)
+    seen = detect_markers(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
+    missing = [i for i in MARKER_IDS if i not in seen]
+    if missing:
+        raise CalibrationError(
+            f"marker{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))} not found in "
+            f"the calibration image: all four must be visible (print them with `tabletop markers`)")
+    to_board = np.linalg.inv(to_pixels)
+    markers = {i: project(to_board, seen[i]) for i in MARKER_IDS}
+    _check_markers_off_grid(markers, layout)
+    xmin, ymin, xmax, ymax = layout.bounds(MARGIN)
+    calibration = Calibration(
+        rules=ruleset.source, options={k: v for k, v in dict(options or {}).items()},
+        image_size=(width, height), corners_px=corners, markers=markers, scale=SCALE,
+        origin=(xmin, ymin), reference=np.zeros((1, 1, 3), np.uint8),
+        created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))
+    size = (int(round((xmax - xmin) * SCALE)), int(round((ymax - ymin) * SCALE)))
+    calibration.reference = rectify(image, to_pixels, calibration, size)
+    return calibration
+
+
+def rectify(image: np.ndarray, to_pixels: np.ndarray, calibration: Calibration,
+            size: tuple[int, int] | None = None) -> np.ndarray:
+    """The board in ``image`` warped flat: the calibration's rectified view of it."""
+    size = size or calibration.rectified_size
+    rectified_to_pixels = to_pixels @ np.linalg.inv(calibration.board_to_rectified())
+    return cv2.warpPerspective(image, rectified_to_pixels, size,
+                               flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+def _check_corners(corners: np.ndarray, width: int, height: int, labels: list[str]) -> None:
+    if not np.all(np.isfinite(corners)):
+        raise CalibrationError("--corners: every value must be a number")
+    outside = [labels[i] for i, (x, y) in enumerate(corners) if not (0 <= x < width and 0 <= y < height)]
+    if outside:
+        raise CalibrationError(f"corner {', '.join(outside)} lies outside the {width}x{height} image")
+    # The four must go round the board in order (a convex quadrilateral, one turning sense).
+    turns = [np.cross(corners[(i + 1) % 4] - corners[i], corners[(i + 2) % 4] - corners[(i + 1) % 4])
+             for i in range(4)]
+    if not (all(t > 0 for t in turns) or all(t < 0 for t in turns)):
+        raise CalibrationError(f"the corners must be given in the order {' '.join(labels)} "
+                               f"(round the board); these cross or fold")
+    area = 0.5 * abs(sum(np.cross(corners[i], corners[(i + 1) % 4]) for i in range(4)))
+    if area < 0.01 * width * height:
+        raise CalibrationError("the corners enclose almost nothing: tap the centres of the four "
+                               "corner cells")
+
+
+def _check_markers_off_grid(markers: dict[int, np.ndarray], layout) -> None:
+    xmin, ymin, xmax, ymax = layout.bounds(0.5)
+    for marker_id, corners in markers.items():
+        x, y = corners.mean(axis=0)
+        if xmin < x < xmax and ymin < y < ymax:
+            raise CalibrationError(f"marker {marker_id} lies on the grid: stick the markers "
+                                   f"outside the cells, where no tile goes")

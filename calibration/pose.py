@@ -1,0 +1,126 @@
+"""Where the board is in each frame, from its markers: smoothed, jump-proof, held when hidden.
+
+Each frame the markers' detected corners, against their board-unit corners
+from the calibration, give the board's pose (a homography from board units
+to pixels). Small changes are smoothed (sub-pixel jitter of the detector);
+a sudden large change is believed only once several frames agree (a bumped
+board), so one bad detection never moves the grid; with fewer than two
+markers in view the last good pose is kept.
+
+Markers are looked for first in small windows around where they were: the
+whole frame is searched (at reduced size) only when one has gone missing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from calibration.calfile import Calibration
+from calibration.calibrate import homography, project
+from calibration.markers import detect_markers
+
+#: Movement of the grid's corners (pixels) below which a new pose is jitter, smoothed away.
+JITTER_PX = 2.0
+#: Movement above which a new pose is a jump, believed only when CONFIRM frames agree.
+JUMP_PX = 12.0
+CONFIRM = 3
+#: Weight of the newest pose when smoothing jitter.
+SMOOTHING = 0.35
+#: Searching the whole frame: shrink it to about this width first (detection is costly).
+SEARCH_WIDTH = 800
+
+
+@dataclass(frozen=True)
+class Pose:
+    """The board's pose in one frame: ``matrix`` maps board units to pixels."""
+
+    matrix: np.ndarray
+    markers: int          # markers seen in this frame
+    state: str            # "tracking", "held" (markers hidden), "moving" (a jump not yet believed)
+
+
+class PoseTracker:
+    """Follows the board from frame to frame. ``update(grey)`` returns the pose to use."""
+
+    def __init__(self, calibration: Calibration) -> None:
+        self.calibration = calibration
+        self.corner_points = calibration.layout.corner_points()
+        self._corners: np.ndarray | None = None      # the grid's corners in pixels, as believed
+        self._candidate: list[np.ndarray] = []       # a jump's corners, frame by frame
+        self._last_seen: dict[int, np.ndarray] = {}  # marker id -> pixel corners last frame
+        self.matrix: np.ndarray | None = None
+
+    def update(self, grey: np.ndarray) -> Pose | None:
+        """The pose for this frame (None until the markers have been seen once)."""
+        seen = self._detect(grey)
+        known = {i: c for i, c in seen.items() if i in self.calibration.markers}
+        if len(known) < 2:
+            return None if self.matrix is None else Pose(self.matrix, len(known), "held")
+        board = np.concatenate([self.calibration.markers[i] for i in sorted(known)])
+        pixels = np.concatenate([known[i] for i in sorted(known)])
+        measured = project(homography(board, pixels), self.corner_points)
+        state = self._believe(measured)
+        self.matrix = homography(self.corner_points, self._corners)
+        return Pose(self.matrix, len(known), state)
+
+    def _believe(self, measured: np.ndarray) -> str:
+        if self._corners is None:
+            self._corners = measured
+            return "tracking"
+        moved = float(np.abs(measured - self._corners).max())
+        if moved <= JITTER_PX:
+            self._corners = self._corners + SMOOTHING * (measured - self._corners)
+            self._candidate = []
+            return "tracking"
+        if moved <= JUMP_PX:
+            self._corners, self._candidate = measured, []
+            return "tracking"
+        # A jump: believe it once CONFIRM frames in a row agree on it.
+        if self._candidate and float(np.abs(measured - self._candidate[-1]).max()) > JUMP_PX:
+            self._candidate = []
+        self._candidate.append(measured)
+        if len(self._candidate) >= CONFIRM:
+            self._corners, self._candidate = measured, []
+            return "tracking"
+        return "moving"
+
+    def _detect(self, grey: np.ndarray) -> dict[int, np.ndarray]:
+        found: dict[int, np.ndarray] = {}
+        for marker_id, corners in self._last_seen.items():
+            window = _window(corners, grey.shape)
+            x0, y0, x1, y1 = window
+            near = detect_markers(grey[y0:y1, x0:x1])
+            if marker_id in near:
+                found[marker_id] = near[marker_id] + (x0, y0)
+        if len(found) < len(self.calibration.markers):
+            for marker_id, corners in _search(grey).items():
+                found.setdefault(marker_id, corners)
+        self._last_seen = found or self._last_seen
+        return found
+
+
+def _window(corners: np.ndarray, shape: tuple[int, ...]) -> tuple[int, int, int, int]:
+    """A box around a marker, twice its size each way (it may have moved a little)."""
+    low, high = corners.min(axis=0), corners.max(axis=0)
+    pad = max(float((high - low).max()), 20.0)
+    x0, y0 = (low - pad).astype(int)
+    x1, y1 = (high + pad).astype(int)
+    return max(x0, 0), max(y0, 0), min(x1, shape[1]), min(y1, shape[0])
+
+
+def _search(grey: np.ndarray) -> dict[int, np.ndarray]:
+    """Markers anywhere in the frame, found on a reduced copy, then refined at full size."""
+    factor = min(1.0, SEARCH_WIDTH / grey.shape[1])
+    if factor >= 1.0:
+        return detect_markers(grey)
+    small = cv2.resize(grey, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
+    found = {}
+    for marker_id, corners in detect_markers(small).items():
+        rough = corners / factor
+        x0, y0, x1, y1 = _window(rough, grey.shape)
+        exact = detect_markers(grey[y0:y1, x0:x1])
+        found[marker_id] = exact[marker_id] + (x0, y0) if marker_id in exact else rough
+    return found
