@@ -106,8 +106,30 @@ def rectify(image: np.ndarray, to_pixels: np.ndarray, calibration: Calibration,
     size = size or calibration.rectified_size
     rectified_to_pixels = to_pixels @ np.linalg.inv(calibration.board_to_rectified())
     return cv2.warpPerspective(image, rectified_to_pixels, size,
-                               flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
+                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                borderMode=cv2.BORDER_REPLICATE)
+
+
+class Rectifier:
+    """:func:`rectify` for a stream: the pixel map is kept while the pose does not change."""
+
+    def __init__(self, calibration: Calibration) -> None:
+        self.calibration = calibration
+        self._matrix: np.ndarray | None = None
+        self._maps: tuple[np.ndarray, np.ndarray] | None = None
+
+    def __call__(self, image: np.ndarray, to_pixels: np.ndarray) -> np.ndarray:
+        if self._maps is None or not np.array_equal(to_pixels, self._matrix):
+            self._matrix, self._maps = to_pixels.copy(), self._build(to_pixels)
+        return cv2.remap(image, *self._maps, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+    def _build(self, to_pixels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        width, height = self.calibration.rectified_size
+        ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
+        rectified_to_pixels = to_pixels @ np.linalg.inv(self.calibration.board_to_rectified())
+        points = cv2.perspectiveTransform(np.stack([xs, ys], axis=-1).reshape(-1, 1, 2),
+                                          rectified_to_pixels).reshape(height, width, 2)
+        return cv2.convertMaps(points[..., 0], points[..., 1], cv2.CV_16SC2)
 
 
 def _check_corners(corners: np.ndarray, width: int, height: int, labels: list[str]) -> None:

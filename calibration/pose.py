@@ -24,6 +24,8 @@ from calibration.markers import detect_markers
 
 #: Movement of the grid's corners (pixels) below which a new pose is jitter, smoothed away.
 JITTER_PX = 2.0
+#: Movement below which the pose is left exactly as it is (detector noise).
+SETTLED_PX = 0.3
 #: Movement above which a new pose is a jump, believed only when CONFIRM frames agree.
 JUMP_PX = 12.0
 CONFIRM = 3
@@ -31,6 +33,8 @@ CONFIRM = 3
 SMOOTHING = 0.35
 #: Searching the whole frame: shrink it to about this width first (detection is costly).
 SEARCH_WIDTH = 800
+#: Mean grey-level change of a marker's window (16x16 thumbnail) below which it is still.
+STILL = 4.0
 
 
 @dataclass(frozen=True)
@@ -51,11 +55,12 @@ class PoseTracker:
         self._corners: np.ndarray | None = None      # the grid's corners in pixels, as believed
         self._candidate: list[np.ndarray] = []       # a jump's corners, frame by frame
         self._last_seen: dict[int, np.ndarray] = {}  # marker id -> pixel corners last frame
+        self._thumbs: dict[int, np.ndarray] = {}     # marker id -> its window, tiny, last time
         self.matrix: np.ndarray | None = None
 
-    def update(self, grey: np.ndarray) -> Pose | None:
-        """The pose for this frame (None until the markers have been seen once)."""
-        seen = self._detect(grey)
+    def update(self, image: np.ndarray) -> Pose | None:
+        """The pose for this frame, grey or BGR (None until the markers have been seen once)."""
+        seen = self._detect(image)
         known = {i: c for i, c in seen.items() if i in self.calibration.markers}
         if len(known) < 2:
             return None if self.matrix is None else Pose(self.matrix, len(known), "held")
@@ -71,6 +76,8 @@ class PoseTracker:
             self._corners = measured
             return "tracking"
         moved = float(np.abs(measured - self._corners).max())
+        if moved <= SETTLED_PX:
+            return "tracking"  # the same pose: keeping it exactly lets the warp be reused
         if moved <= JITTER_PX:
             self._corners = self._corners + SMOOTHING * (measured - self._corners)
             self._candidate = []
@@ -87,19 +94,32 @@ class PoseTracker:
             return "tracking"
         return "moving"
 
-    def _detect(self, grey: np.ndarray) -> dict[int, np.ndarray]:
+    def _detect(self, image: np.ndarray) -> dict[int, np.ndarray]:
         found: dict[int, np.ndarray] = {}
+        thumbs: dict[int, np.ndarray] = {}
         for marker_id, corners in self._last_seen.items():
-            window = _window(corners, grey.shape)
-            x0, y0, x1, y1 = window
-            near = detect_markers(grey[y0:y1, x0:x1])
+            x0, y0, x1, y1 = _window(corners, image.shape)
+            patch = _grey(image[y0:y1, x0:x1])
+            thumb = cv2.resize(patch, (16, 16), interpolation=cv2.INTER_AREA).astype(np.int16)
+            before = self._thumbs.get(marker_id)
+            # An unchanged window holds the marker where it was: no need to look again.
+            if before is not None and before.shape == thumb.shape and \
+                    float(np.abs(thumb - before).mean()) < STILL:
+                found[marker_id], thumbs[marker_id] = corners, before
+                continue
+            near = detect_markers(patch)
             if marker_id in near:
-                found[marker_id] = near[marker_id] + (x0, y0)
+                found[marker_id], thumbs[marker_id] = near[marker_id] + (x0, y0), thumb
         if len(found) < len(self.calibration.markers):
-            for marker_id, corners in _search(grey).items():
+            for marker_id, corners in _search(_grey(image)).items():
                 found.setdefault(marker_id, corners)
         self._last_seen = found or self._last_seen
+        self._thumbs = thumbs
         return found
+
+
+def _grey(image: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
 
 
 def _window(corners: np.ndarray, shape: tuple[int, ...]) -> tuple[int, int, int, int]:

@@ -12,11 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-import cv2
 import numpy as np
 
 from calibration.calfile import Calibration, CalibrationError
-from calibration.calibrate import homography, rectify
+from calibration.calibrate import Rectifier, homography
 from calibration.classify import CellReading, TileClassifier
 from calibration.pose import PoseTracker
 from calibration.tracker import HOLD, Reading, StabilityTracker
@@ -48,6 +47,7 @@ class Recognizer:
         self.calibration = calibration
         self.poses = PoseTracker(calibration)
         self.classifier = TileClassifier(calibration)
+        self.rectify = Rectifier(calibration)
         self._fallback = homography(calibration.layout.corner_points(), calibration.corners_px)
 
     def read(self, image: np.ndarray) -> Observation:
@@ -56,11 +56,11 @@ class Recognizer:
             raise CalibrationError("expected a colour frame")
         height, width = image.shape[:2]
         self.calibration.check_fits(image_size=(width, height))
-        pose = self.poses.update(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
+        pose = self.poses.update(image)
         # Until the markers are first seen, trust the board to lie where it was calibrated.
         matrix, markers, state = (self._fallback, 0, "calibration") if pose is None else \
             (pose.matrix, pose.markers, pose.state)
-        reading = self.classifier.read(rectify(image, matrix, self.calibration))
+        reading = self.classifier.read(self.rectify(image, matrix))
         clear = reading.clear and state != "moving"
         return Observation(reading.occupied, reading.uncertain, clear, markers, state, reading)
 
