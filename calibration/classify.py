@@ -41,7 +41,9 @@ EMPTY_STRUCTURE, TILE_STRUCTURE, SURE_STRUCTURE = 0.80, 0.70, 0.62
 BOARD_CHROMA, BOARD_BRIGHTNESS = 4.0, 0.08
 #: Between the two, a chroma shift (Lab units) or a brightness change this large says tile.
 TILE_CHROMA = 12.0
-TILE_BRIGHTNESS = 0.25
+#: A cell whose edges nearly match but whose colour has moved this far holds a tile
+#: printed like the board (a dark tile on a dark board, blurred).
+COLOURED_STRUCTURE, COLOURED_CHROMA = 0.90, 15.0
 #: A cell whose samples are this saturated (glare) cannot be read: it is uncertain.
 SATURATED, SATURATED_SHARE = 250, 0.2
 #: The best-matching few cells of any readable frame show the empty board this well
@@ -119,10 +121,11 @@ class TileClassifier:
         ring_gain = ring[:, 0] / np.maximum(self._ref_ring[:, 0], 1.0)
         brightness = cell_gain / self._local_gain(cell_gain, ring_gain, structure, gain) - 1.0
         board_colour = (chroma < BOARD_CHROMA) & (np.abs(brightness) < BOARD_BRIGHTNESS)
-        tile_colour = (chroma > TILE_CHROMA) | (np.abs(brightness) > TILE_BRIGHTNESS)
+        # Brightness alone is no proof (glare, shadow); a strong colour change nearly is.
         tile_like = (structure < SURE_STRUCTURE) | \
             (structure < TILE_STRUCTURE) & ~board_colour | \
-            (structure <= EMPTY_STRUCTURE) & tile_colour
+            (structure <= EMPTY_STRUCTURE) & (chroma > TILE_CHROMA) | \
+            (structure < COLOURED_STRUCTURE) & (chroma > COLOURED_CHROMA)
         empty_like = structure > EMPTY_STRUCTURE
         # Glare burns the print out: such a cell cannot be read either way.
         saturated = (grey.ravel()[self._cells] >= SATURATED).mean(axis=1) > SATURATED_SHARE

@@ -4,8 +4,9 @@ Each frame the markers' detected corners, against their board-unit corners
 from the calibration, give the board's pose (a homography from board units
 to pixels). Small changes are smoothed (sub-pixel jitter of the detector);
 a sudden large change is believed only once several frames agree (a bumped
-board), so one bad detection never moves the grid; with fewer than two
-markers in view the last good pose is kept.
+board), so one bad detection never moves the grid; with one or two markers
+in view the last pose is moved rigidly with them,
+and with none it is kept.
 
 Markers are looked for first in small windows around where they were: the
 whole frame is searched (at reduced size) only when one has gone missing.
@@ -33,6 +34,8 @@ CONFIRM = 3
 SMOOTHING = 0.35
 #: Searching the whole frame: shrink it to about this width first (detection is costly).
 SEARCH_WIDTH = 800
+#: Markers needed for a full perspective pose; fewer update the last pose rigidly.
+FULL_POSE = 3
 #: Mean grey-level change of a marker's window (16x16 thumbnail) below which it is still.
 STILL = 4.0
 
@@ -57,19 +60,39 @@ class PoseTracker:
         self._last_seen: dict[int, np.ndarray] = {}  # marker id -> pixel corners last frame
         self._thumbs: dict[int, np.ndarray] = {}     # marker id -> its window, tiny, last time
         self.matrix: np.ndarray | None = None
+        # Where the board lay when calibrated: the start for a pose from few markers.
+        self._calibrated = homography(self.corner_points, calibration.corners_px)
 
     def update(self, image: np.ndarray) -> Pose | None:
         """The pose for this frame, grey or BGR (None until the markers have been seen once)."""
         seen = self._detect(image)
         known = {i: c for i, c in seen.items() if i in self.calibration.markers}
-        if len(known) < 2:
-            return None if self.matrix is None else Pose(self.matrix, len(known), "held")
+        if not known:
+            return None if self.matrix is None else Pose(self.matrix, 0, "held")
         board = np.concatenate([self.calibration.markers[i] for i in sorted(known)])
         pixels = np.concatenate([known[i] for i in sorted(known)])
-        measured = project(homography(board, pixels), self.corner_points)
+        if len(known) >= FULL_POSE:
+            measured = project(homography(board, pixels), self.corner_points)
+        else:
+            measured = self._moved(board, pixels)
+            if measured is None:
+                return None if self.matrix is None else Pose(self.matrix, len(known), "held")
         state = self._believe(measured)
         self.matrix = homography(self.corner_points, self._corners)
         return Pose(self.matrix, len(known), state)
+
+    def _moved(self, board: np.ndarray, pixels: np.ndarray) -> np.ndarray | None:
+        """The grid's corners from one or two markers: the board moved rigidly since last seen.
+
+        Two markers fix a full perspective badly (small, close together, seen
+        through a lens); a shift, turn and scale of the last pose they fix well.
+        """
+        base = self.matrix if self.matrix is not None else self._calibrated
+        moved, _ = cv2.estimateAffinePartial2D(project(base, board), pixels)
+        if moved is None:
+            return None
+        corners = project(base, self.corner_points)
+        return corners @ moved[:, :2].T + moved[:, 2]
 
     def _believe(self, measured: np.ndarray) -> str:
         if self._corners is None:
