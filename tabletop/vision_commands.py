@@ -41,9 +41,10 @@ def register(commands: Any) -> None:
     recognize.set_defaults(run=_recognize)
 
     watch = commands.add_parser("watch", help="commit placements seen in a stream of frames")
-    watch.add_argument("--calibration", required=True)
+    watch.add_argument("--calibration",
+                       help="the table's calibration (a sim source calibrates itself when left out)")
     watch.add_argument("--source", required=True,
-                       help="dir:FOLDER, file:VIDEO, usb:N or picamera2")
+                       help="dir:FOLDER, file:VIDEO, usb:N, picamera2 or sim[:RULES,seed=N]")
     watch.add_argument("--fps", type=float, default=10.0,
                        help="frames a second (for dir: and file:, the timebase)")
     watch.add_argument("--hold", type=float, default=None,
@@ -126,28 +127,48 @@ def _watch(args: argparse.Namespace) -> int:
     from calibration.recognize import watch
     from calibration.tracker import HOLD
 
-    calibration = load_calibration(args.calibration)
     if args.fps <= 0:
         print("tabletop: --fps must be above 0", file=sys.stderr)
         return EXIT_BAD
     try:
-        frames = _frames(args.source, args.fps)
+        camera = _camera(args.source)
+    except ValueError as error:  # an unknown source or a bad sim setting
+        print(f"tabletop: {error}", file=sys.stderr)
+        return EXIT_BAD
+    if args.calibration:
+        calibration = load_calibration(args.calibration)
+    elif hasattr(camera, "calibration_view"):
+        from calibration.calibrate import calibrate
+
+        image, corners = camera.calibration_view()
+        calibration = calibrate(image, corners, camera.settings["rules"])
+    else:
+        print("tabletop: watch needs --calibration (made by `tabletop calibrate`)", file=sys.stderr)
+        return EXIT_BAD
+    try:
+        frames = _frames(camera, args.source, args.fps)
         for line in watch(frames, calibration, HOLD if args.hold is None else args.hold):
             print(json.dumps(line), flush=True)
     except KeyboardInterrupt:
         return 0
-    except ValueError as error:  # an unknown source
-        print(f"tabletop: {error}", file=sys.stderr)
-        return EXIT_BAD
     return 0
 
 
-def _frames(source: str, fps: float) -> Iterator[tuple[int, float, Any]]:
-    """(index, seconds, image) from a camera source; recordings are read as fast as they come."""
-    from hardware.camera import open_camera
+RECORDED = ("dir:", "file:", "sim")
 
-    recorded = source.startswith(("dir:", "file:"))
-    camera = open_camera(source, fps=None) if recorded else open_camera(source)
+
+def _camera(source: str) -> Any:
+    """The camera for ``source``; recordings and the simulator are read as fast as they come."""
+    from hardware.camera import open_camera
+    from tabletop.simcamera import register
+
+    register()
+    return open_camera(source, fps=None) if source.startswith(RECORDED) else open_camera(source)
+
+
+def _frames(camera: Any, source: str, fps: float) -> Iterator[tuple[int, float, Any]]:
+    """(index, seconds, image) from an unopened camera; recordings are timed by ``fps``."""
+    recorded = source.startswith(RECORDED)
     reported = None
     with camera:
         while True:
