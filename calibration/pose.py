@@ -36,6 +36,9 @@ SMOOTHING = 0.35
 SEARCH_WIDTH = 800
 #: Markers needed for a full perspective pose; fewer update the last pose rigidly.
 FULL_POSE = 3
+#: While some marker is missing, the whole frame is searched for it every this many frames
+#: (a third of it when none is in view).
+SEARCH_EVERY = 10
 #: Mean grey-level change of a marker's window (16x16 thumbnail) below which it is still.
 STILL = 4.0
 
@@ -59,6 +62,7 @@ class PoseTracker:
         self._candidate: list[np.ndarray] = []       # a jump's corners, frame by frame
         self._last_seen: dict[int, np.ndarray] = {}  # marker id -> pixel corners last frame
         self._thumbs: dict[int, np.ndarray] = {}     # marker id -> its window, tiny, last time
+        self._unsearched = 0                         # frames since the whole frame was searched
         self.matrix: np.ndarray | None = None
         # Where the board lay when calibrated: the start for a pose from few markers.
         self._calibrated = homography(self.corner_points, calibration.corners_px)
@@ -133,7 +137,13 @@ class PoseTracker:
             near = detect_markers(patch)
             if marker_id in near:
                 found[marker_id], thumbs[marker_id] = near[marker_id] + (x0, y0), thumb
-        if len(found) < len(self.calibration.markers):
+        self._unsearched += 1
+        # A missing marker is usually under a hand: searching the whole frame for it
+        # every frame would cost more than the rest of the frame's work, so look now and then.
+        wait = SEARCH_EVERY if found else SEARCH_EVERY // 3
+        if len(found) < len(self.calibration.markers) and \
+                (not self._last_seen or self._unsearched >= wait):
+            self._unsearched = 0
             for marker_id, corners in _search(_grey(image)).items():
                 found.setdefault(marker_id, corners)
         self._last_seen = found or self._last_seen
