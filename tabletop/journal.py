@@ -38,11 +38,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from tabletop import recovery as store
+from tabletop import records as store
 from tabletop.actions import Action, Undo, parse_action
 from tabletop.engine import Game
 from tabletop.errors import JournalError, JournalFull, JournalLocked, ScriptError
-from tabletop.recovery import Record, RecoveryReport
+from tabletop.records import Record
+from tabletop.recovery import RecoveryReport, recover
 from tabletop.script import game_from_setup, replay
 
 try:
@@ -185,20 +186,29 @@ class Journal:
         if readonly:
             return cls._open_reader(path, log_path, timeout)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            store.make_folder(path.parent)
         except OSError as error:
             raise JournalError(f"cannot create the folder {path.parent}: {error.strerror}") from None
+        foreign = store.foreign_file(path, log_path, timeout)
+        if foreign is not None:
+            raise JournalError(f"{path} is not a tabletop journal ({foreign}): it was left "
+                               f"untouched; give the path of a journal, or of a new one to make")
         try:
             lock = _WriterLock(path, timeout)
         except OSError as error:
             raise JournalError(f"cannot open the journal {path}: {error.strerror}") from None
+        conn = None
         try:
-            report = store.recover(path, log_path, _describe)
+            report = recover(path, log_path, _describe, timeout)
             conn = store.connect(path, timeout)
             log_fd = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         except BaseException as error:
+            if conn is not None:
+                conn.close()
             lock.release()
-            if isinstance(error, (sqlite3.Error, OSError)):
+            if isinstance(error, store.DB_ERRORS) and store.locked(error):
+                raise store.locked_error(path, timeout) from None
+            if isinstance(error, (*store.DB_ERRORS, OSError)):
                 raise JournalError(f"cannot open the journal {path}: {error}") from None
             raise
         return cls(path, log_path, conn, readonly=False, timeout=timeout, table_name=table_name,
@@ -208,6 +218,7 @@ class Journal:
     def _open_reader(cls, path: Path, log_path: Path, timeout: float) -> "Journal":
         if not path.is_file():
             raise JournalError(f"no journal at {path}: no game has been recorded there")
+        conn = None
         try:
             conn = store.connect(path, timeout, readonly=True)
             version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -215,7 +226,11 @@ class Journal:
                 conn.close()
                 raise store.newer_version_error(path, version)
             conn.execute("SELECT count(*) FROM games").fetchone()
-        except sqlite3.Error as error:
+        except store.DB_ERRORS as error:
+            if conn is not None:
+                conn.close()
+            if store.locked(error):
+                raise store.locked_error(path, timeout) from None
             raise JournalError(
                 f"{path} cannot be read ({error}); it is restored from {log_path.name} "
                 f"the next time the journal is opened for writing") from None
@@ -245,10 +260,14 @@ class Journal:
 
     def games(self) -> list[GameInfo]:
         """Every game of the journal, oldest first."""
-        rows = self._read("SELECT id, table_name, rules, players, turn, actions, started, finished "
-                          "FROM games ORDER BY id")
-        return [GameInfo(i, table, rules, json.loads(players), turn, actions, started, finished)
-                for i, table, rules, players, turn, actions, started, finished in rows]
+        try:
+            rows = store.games_list(self._connection())
+        except store.DB_ERRORS as error:
+            raise JournalError(f"cannot read {self.path}: {error}") from None
+        except ValueError as error:
+            raise JournalError(f"{self.path}'s games list is damaged ({error}); it is repaired "
+                               f"when the journal is opened for writing") from None
+        return [GameInfo(*row) for row in rows]
 
     def info(self, game_id: int) -> GameInfo:
         """One game's entry; JournalError if there is no such game."""
@@ -264,7 +283,8 @@ class Journal:
             conn.execute("BEGIN")
             records = store.read_records(conn, game_id)
             conn.execute("COMMIT")
-        except sqlite3.Error as error:
+        except store.DB_ERRORS as error:
+            _rollback(conn)
             raise JournalError(f"cannot read {self.path}: {error}") from None
         if not records:
             raise JournalError(f"there is no game {game_id} in {self.path}")
@@ -352,12 +372,17 @@ class Journal:
                                f"{last} actions, this table {seq - 1}); resume it again")
 
     def _write_log(self, record: Record) -> int:
+        """Append and fsync one line; a line written in part (a full disk) is taken back."""
         data = record.to_log().encode("utf-8")
         size = os.fstat(self._log_fd).st_size
-        view = memoryview(data)
-        while view:
-            view = view[os.write(self._log_fd, view):]
-        os.fsync(self._log_fd)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self._log_fd, view):]
+            os.fsync(self._log_fd)
+        except BaseException:
+            self._cut_log(size)
+            raise
         return size
 
     def _cut_log(self, size: int) -> None:
@@ -392,12 +417,6 @@ class Journal:
 
             self.table_name = load_config().values["table"]["name"]
         return self.table_name
-
-    def _read(self, sql: str, args: tuple = ()) -> list[tuple]:
-        try:
-            return self._connection().execute(sql, args).fetchall()
-        except sqlite3.Error as error:
-            raise JournalError(f"cannot read {self.path}: {error}") from None
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:

@@ -1,315 +1,53 @@
-"""The journal's two copies, and getting a game back when one of them is damaged.
+"""Getting a game back when one of the journal's two copies is damaged.
 
-Every confirmed step of a game is a :class:`Record`: the game's id, its
-sequence number (0 is the setup line, then one per action, ``undo`` included),
-the time, the table-script line and a SHA-256 checksum of all of these. The
-records live twice: in the SQLite database (``journal.db``) and, one JSON line
-each, in an append-only copy beside it (``journal.log``, whose first line says
-its format version). A record reaches the copy, fsynced, before the database
-commits it, so at most the very last line of the copy can be missing from the
-database after a crash.
-
->>> record = Record(3, 1, "2026-03-01T14:03:22Z", '{"do": "place", "tile": "6C"}').sealed()
->>> record.valid, Record.from_log(record.to_log().encode()) == record
-(True, True)
->>> dataclasses.replace(record, line='{"do": "place", "tile": "7C"}').valid
-False
+The records (:mod:`tabletop.records`) live twice: in the SQLite database
+(``journal.db``) and in an append-only copy beside it (``journal.log``). A
+record reaches the copy, fsynced, before the database commits it, so at most
+the very last line of the copy can be missing from the database after a crash.
 
 :func:`recover` compares the copies when a journal is opened for writing.
 A database that cannot be read, fails SQLite's ``quick_check``, holds a record
-whose checksum fails, or disagrees with the copy is kept aside
-(``journal.db.damaged-<time>``) and rebuilt from the records whose checksums
-hold (the copy's win over the database's). A torn last line of the copy (its
-saving was cut short, so it was never confirmed) is cut off and kept aside.
-The :class:`RecoveryReport` says plainly what was found and whether anything
-confirmed was lost (only a record damaged in both copies can be).
+whose checksum fails (or a damaged field, table definition or games-list
+entry), or disagrees with the copy is kept aside (``journal.db.damaged-<time>``)
+and rebuilt from the records whose checksums hold (the copy's win over the
+database's). A copy whose records differ from the database's although both
+checksums hold belongs to another journal: it is kept aside and rewritten,
+never mixed in. A ``-wal`` or ``-shm`` file left without its database is kept
+aside too (SQLite would replay it into the rebuilt one). A torn last line of
+the copy (its saving was cut short, so it was never confirmed) is cut off and
+kept aside. A database that another program keeps locked is not damaged: the
+journal is not opened, and nothing is touched. The :class:`RecoveryReport`
+says plainly what was found and whether anything confirmed was lost (only a
+record damaged in both copies can be; when neither copy is whole, it says
+where confirmed steps may be missing).
+
+>>> mine = Record(1, 0, "2026-03-01T14:03:22Z", '{"setup": {}}', "table 1").sealed()
+>>> theirs = Record(1, 0, "2026-03-02T09:00:00Z", '{"setup": {}}', "table 2").sealed()
+>>> copy = LogScan(exists=True, version=1, records=[theirs], whole_size=200)
+>>> reconcile(DbScan(), copy).db_problem          # the copy rebuilds a lost database
+'was missing'
+>>> plan = reconcile(DbScan(exists=True, has_schema=True, read=True, records=[mine]), copy)
+>>> plan.db_problem, plan.games[1] == [mine], plan.log_problem
+(None, True, "belongs to another journal (1 record differs from journal.db's although the checksums of both hold)")
 """
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
-import json
 import os
 import sqlite3
-import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Callable, Mapping
 
-from tabletop.errors import JournalError
+from tabletop.records import (DB_ERRORS, SCHEMA_VERSION, SIDE_FILES, DbScan, LogScan, Record,
+                              connect, create_schema, fsync_dir, insert_record, locked,
+                              locked_error, newer_version_error, scan_db, scan_log, write_log)
 
-#: The database's ``user_version`` and the copy's header version this code writes and reads.
-SCHEMA_VERSION = 1
-HEADER_KEY = "tabletop_journal"
-Describe = Callable[[sqlite3.Connection, int, list["Record"]], None]
-
-SCHEMA = f"""
-BEGIN;
-CREATE TABLE IF NOT EXISTS games (
-    id INTEGER PRIMARY KEY, started TEXT NOT NULL, table_name TEXT NOT NULL,
-    setup TEXT NOT NULL, sum TEXT NOT NULL,
-    rules TEXT NOT NULL, players TEXT NOT NULL, turn INTEGER NOT NULL,
-    actions INTEGER NOT NULL, finished TEXT);
-CREATE TABLE IF NOT EXISTS actions (
-    game INTEGER NOT NULL REFERENCES games(id), seq INTEGER NOT NULL,
-    at TEXT NOT NULL, line TEXT NOT NULL, sum TEXT NOT NULL,
-    PRIMARY KEY (game, seq)) WITHOUT ROWID;
-PRAGMA user_version = {SCHEMA_VERSION};
-COMMIT;
-"""
-
-
-def canonical(value: Any) -> bytes:
-    """The one byte form a value is checksummed and signed in: sorted keys, no spaces.
-
-    >>> canonical({"b": 1, "a": "é"})
-    b'{"a":"\\xc3\\xa9","b":1}'
-    """
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return text.encode("utf-8", "surrogatepass")
-
-
-@dataclass(frozen=True)
-class Record:
-    """One confirmed step of a game; ``table`` is set on the setup record (``seq`` 0) only."""
-
-    game: int
-    seq: int
-    at: str
-    line: str
-    table: str | None = None
-    sum: str = ""
-
-    @property
-    def key(self) -> tuple[int, int]:
-        return self.game, self.seq
-
-    def body(self) -> dict[str, Any]:
-        """Every field but the checksum."""
-        body = {"game": self.game, "seq": self.seq, "at": self.at, "line": self.line}
-        if self.table is not None:
-            body["table"] = self.table
-        return body
-
-    def digest(self) -> str:
-        return hashlib.sha256(canonical(self.body())).hexdigest()
-
-    def sealed(self) -> "Record":
-        """This record with its checksum."""
-        return dataclasses.replace(self, sum=self.digest())
-
-    @property
-    def valid(self) -> bool:
-        """Whether the checksum matches the fields."""
-        return self.sum == self.digest()
-
-    def to_log(self) -> str:
-        """The record as one line of the append-only copy."""
-        return json.dumps({**self.body(), "sum": self.sum}, ensure_ascii=False,
-                          separators=(",", ":")) + "\n"
-
-    @classmethod
-    def from_log(cls, raw: bytes) -> "Record":
-        """Read one line of the copy; ValueError if it is not a well-formed record."""
-        data = json.loads(raw.decode("utf-8"))
-        if not isinstance(data, dict) or not {"game", "seq", "at", "line", "sum"} <= set(data) \
-                or set(data) - {"game", "seq", "at", "line", "table", "sum"}:
-            raise ValueError("not a journal record")
-        record = cls(**data)
-        texts = (record.at, record.line, record.sum, record.table or "")
-        if not (_whole(record.game) and _whole(record.seq) and all(isinstance(t, str) for t in texts)):
-            raise ValueError("not a journal record")
-        return record
-
-
-def _whole(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-
-
-# -- the database ---------------------------------------------------------------
-
-def connect(path: Path, timeout: float = 5.0, readonly: bool = False) -> sqlite3.Connection:
-    """A connection in autocommit mode with the journal's settings (WAL, synchronous=FULL)."""
-    conn = sqlite3.connect(str(path), timeout=timeout, isolation_level=None)
-    try:
-        if readonly:
-            conn.execute("PRAGMA query_only = ON")
-        else:
-            conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = FULL")
-    except sqlite3.Error:
-        conn.close()
-        raise
-    return conn
-
-
-def create_schema(conn: sqlite3.Connection) -> None:
-    conn.executescript(SCHEMA)
-
-
-def newer_version_error(path: Path, version: int) -> JournalError:
-    return JournalError(
-        f"{path} was written by a newer tabletop (journal format {version}; this one reads "
-        f"up to {SCHEMA_VERSION}): install the newer tabletop to open it; the file was left untouched")
-
-
-def insert_record(conn: sqlite3.Connection, record: Record) -> None:
-    if record.seq == 0:
-        conn.execute("INSERT INTO games (id, started, table_name, setup, sum, rules, players, "
-                     "turn, actions) VALUES (?, ?, ?, ?, ?, '', '[]', 0, 0)",
-                     (record.game, record.at, record.table or "", record.line, record.sum))
-    else:
-        conn.execute("INSERT INTO actions VALUES (?, ?, ?, ?, ?)",
-                     (record.game, record.seq, record.at, record.line, record.sum))
-
-
-def read_records(conn: sqlite3.Connection, game: int | None = None) -> list[Record]:
-    """The records the database holds (of one game, or all), checksums not yet checked."""
-    where, args = ("WHERE id = ?", (game,)) if game is not None else ("", ())
-    records = [Record(g, 0, at, line, table, digest) for g, at, table, line, digest in conn.execute(
-        f"SELECT id, started, table_name, setup, sum FROM games {where} ORDER BY id", args)]
-    where = where.replace("id", "game")
-    records += [Record(g, seq, at, line, None, digest) for g, seq, at, line, digest in conn.execute(
-        f"SELECT game, seq, at, line, sum FROM actions {where} ORDER BY game, seq", args)]
-    records.sort(key=lambda record: record.key)
-    return records
-
-
-@dataclass
-class DbScan:
-    """What a database file holds, and whether it can be trusted."""
-
-    exists: bool = False
-    error: str | None = None        # unreadable, or quick_check's complaint
-    has_schema: bool = False
-    records: list[Record] = field(default_factory=list)
-
-    @property
-    def bad(self) -> list[Record]:
-        return [record for record in self.records if not record.valid]
-
-
-def scan_db(path: Path) -> DbScan:
-    """Read every record of the database at ``path``; refuse a newer format."""
-    if not path.exists():
-        return DbScan()
-    scan = DbScan(exists=True)
-    try:
-        conn = sqlite3.connect(str(path), timeout=5.0, isolation_level=None)
-    except sqlite3.Error as error:
-        scan.error = str(error)
-        return scan
-    try:
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        if version > SCHEMA_VERSION:
-            raise newer_version_error(path, version)
-        problems = [row[0] for row in conn.execute("PRAGMA quick_check")]
-        if problems != ["ok"]:
-            scan.error = "; ".join(problems[:3])
-            return scan
-        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        scan.has_schema = version == SCHEMA_VERSION and {"games", "actions"} <= tables
-        if scan.has_schema:
-            scan.records = read_records(conn)
-        elif tables:
-            scan.error = "it is not a tabletop journal of a known format"
-    except sqlite3.Error as error:
-        scan.error = str(error)
-    finally:
-        conn.close()
-    return scan
-
-
-# -- the append-only copy -------------------------------------------------------
-
-@dataclass
-class LogScan:
-    """What the append-only copy holds, up to its last whole line."""
-
-    exists: bool = False
-    regular: bool = True
-    version: int | None = None
-    records: list[Record] = field(default_factory=list)   # whole lines whose checksums hold
-    bad: list[int] = field(default_factory=list)          # numbers of damaged whole lines
-    torn: bytes = b""                                     # an unfinished last line
-    whole_size: int = 0                                   # bytes up to the last whole line
-
-
-def header_line() -> str:
-    return json.dumps({HEADER_KEY: SCHEMA_VERSION, "created": now()}) + "\n"
-
-
-def scan_log(path: Path) -> LogScan:
-    """Read the copy at ``path`` (its size as it is now: a writer may be appending)."""
-    try:
-        info = os.stat(path)
-    except FileNotFoundError:
-        return LogScan()
-    if not stat.S_ISREG(info.st_mode):
-        return LogScan(exists=True, regular=False)
-    with open(path, "rb") as handle:
-        data = handle.read(info.st_size)
-    cut = data.rfind(b"\n") + 1
-    scan = LogScan(exists=True, torn=data[cut:], whole_size=cut)
-    for number, raw in enumerate(data[:cut].split(b"\n")[:-1], start=1):
-        if number == 1 and raw.startswith(b'{"' + HEADER_KEY.encode()):
-            scan.version = _header_version(raw)
-            if scan.version is None:
-                scan.bad.append(number)
-            continue
-        try:
-            record = Record.from_log(raw)
-        except ValueError:
-            scan.bad.append(number)
-            continue
-        if record.valid:
-            scan.records.append(record)
-        else:
-            scan.bad.append(number)
-    return scan
-
-
-def _header_version(raw: bytes) -> int | None:
-    try:
-        version = json.loads(raw).get(HEADER_KEY)
-    except (ValueError, AttributeError):
-        return None
-    return version if _whole(version) else None
-
-
-def fsync_dir(folder: Path) -> None:
-    """Make a file's creation or renaming durable (where the system allows it)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-    except OSError:
-        pass
-
-
-def write_log(path: Path, records: Iterable[Record]) -> None:
-    """Write a complete copy next to ``path``, fsync it, then put it in place."""
-    temporary = path.with_name(path.name + ".rewrite")
-    with open(temporary, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write(header_line())
-        for record in records:
-            handle.write(record.to_log())
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
-    fsync_dir(path.parent)
+Describe = Callable[[sqlite3.Connection, int, list[Record]], None]
 
 
 # -- comparing the copies ---------------------------------------------------------
-
-def now() -> str:
-    """The time now, UTC, to the second, as the journal writes it."""
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-
 
 @dataclass
 class Plan:
@@ -320,15 +58,24 @@ class Plan:
     catch_up: list[Record] = field(default_factory=list)
     log_problem: str | None = None    # why the copy must be rewritten
     lost: dict[int, list[int]] = field(default_factory=dict)   # game -> seqs not restorable
+    db_whole: bool = False            # the database holds every record it should, all intact
 
 
 def reconcile(db: DbScan, log: LogScan, db_name: str = "journal.db",
               log_name: str = "journal.log") -> Plan:
-    """Merge both copies record by record (a valid copy line wins) and judge each copy."""
+    """Merge both copies record by record (a valid copy line wins) and judge each copy.
+
+    Damage makes a record fail its checksum; it cannot make two records that
+    both hold differ. A copy whose records differ from the database's so is
+    another journal's (or an older one's): it is left out, never mixed in.
+    """
     from_log: dict[tuple[int, int], Record] = {}
     for record in log.records:
         from_log[record.key] = record   # a later line for the same step replaces an earlier one
     from_db = {record.key: record for record in db.records if record.valid}
+    foreign = sum(1 for key, record in from_log.items() if from_db.get(key, record) != record)
+    if foreign:
+        from_log = {}
     seen = set(from_log) | {record.key for record in db.records}
     chosen = {key: from_log.get(key) or from_db.get(key) for key in seen}
     plan = Plan(games={})
@@ -342,14 +89,21 @@ def reconcile(db: DbScan, log: LogScan, db_name: str = "journal.db",
         if kept:
             plan.games[game] = kept
     wanted = {record.key: record for records in plan.games.values() for record in records}
-    plan.db_problem = _db_problem(db, wanted, log, plan, log_name)
-    plan.log_problem = _log_problem(log, wanted, from_log, db_name)
+    last = log.records[-1].key if log.records and not foreign else None
+    plan.db_problem = _db_problem(db, wanted, last, plan, log_name)
+    held = {record.key: record for record in db.records}
+    caught = {record.key for record in plan.catch_up}
+    plan.db_whole = (db.read and db.has_schema and not db.bad and not db.unkeyed
+                     and all(held.get(key) == record for key, record in wanted.items()
+                             if key not in caught))
+    plan.log_problem = _log_problem(log, wanted, from_log, db_name, foreign)
     return plan
 
 
-def _db_problem(db: DbScan, wanted: Mapping, log: LogScan, plan: Plan, log_name: str) -> str | None:
+def _db_problem(db: DbScan, wanted: Mapping, last: tuple[int, int] | None, plan: Plan,
+                log_name: str) -> str | None:
     if not db.exists:
-        return "was missing" if wanted else None
+        return "was missing" if wanted or db.leftovers else None
     if db.error is not None:
         return f"could not be read ({db.error})"
     if not db.has_schema:
@@ -357,11 +111,14 @@ def _db_problem(db: DbScan, wanted: Mapping, log: LogScan, plan: Plan, log_name:
     if db.bad:
         first = db.bad[0]
         return f"failed its checksum at game {first.game}, record {first.seq}"
+    if db.unkeyed:
+        return f"held {_count(db.unkeyed, 'record')} whose game or step number was damaged"
+    if db.listing:
+        return f"had a damaged entry in its games list (game {db.listing[0]})"
     held = {record.key: record for record in db.records}
     if any(wanted.get(key) != record for key, record in held.items()):
         return f"disagreed with {log_name}"
     missing = [key for key in wanted if key not in held]
-    last = log.records[-1].key if log.records else None
     if missing == [last]:
         plan.catch_up = [wanted[last]]   # the one step a crash can leave unsaved in the database
         return None
@@ -370,9 +127,14 @@ def _db_problem(db: DbScan, wanted: Mapping, log: LogScan, plan: Plan, log_name:
     return None
 
 
-def _log_problem(log: LogScan, wanted: Mapping, from_log: Mapping, db_name: str) -> str | None:
+def _log_problem(log: LogScan, wanted: Mapping, from_log: Mapping, db_name: str,
+                 foreign: int) -> str | None:
     if not log.regular:
         return None   # a device or pipe given as the copy: written to, never replaced
+    if foreign:
+        return (f"belongs to another journal ({_count(foreign, 'record')} "
+                f"{'differs' if foreign == 1 else 'differ'} from {db_name}'s although the "
+                f"checksums of both hold)")
     if not log.exists or log.whole_size == 0:
         return "was missing" if wanted else "new"
     if log.version is None:
@@ -405,7 +167,8 @@ class RecoveryReport:
         return "\n".join(self.messages) or "the journal is intact"
 
 
-def recover(db_path: Path, log_path: Path, describe: Describe) -> RecoveryReport:
+def recover(db_path: Path, log_path: Path, describe: Describe,
+            timeout: float = 5.0) -> RecoveryReport:
     """Check both copies and repair whichever is damaged; the caller holds the writer lock.
 
     ``describe(conn, game, records)`` writes a game's listing columns (rules, players,
@@ -414,15 +177,29 @@ def recover(db_path: Path, log_path: Path, describe: Describe) -> RecoveryReport
     log = scan_log(log_path)
     if log.version is not None and log.version > SCHEMA_VERSION:
         raise newer_version_error(log_path, log.version)
-    db = scan_db(db_path)
+    db = scan_db(db_path, timeout)
     plan = reconcile(db, log, db_path.name, log_path.name)
     report = RecoveryReport()
     stamp = _stamp()
+    # What was confirmed is known for sure if either copy is whole (the copy gets every
+    # step first; the database each one it acknowledged). If neither is, a torn last line
+    # may have been confirmed, damaged lines may have held steps nobody else holds.
+    cut = bool(log.torn) and log.regular      # its end cut off (or only its line end lost)
+    damaged = [number for number in log.bad if number > 1]
+    fresh = not (db.exists or db.leftovers or log.whole_size or log.torn)
+    certain = fresh or plan.db_whole or (log.whole_size > 0 and not cut and not damaged)
     if plan.db_problem:
-        _rebuild_db(db_path, db.exists, plan, report, stamp, log_path.name, describe)
+        _rebuild_db(db_path, db, plan, report, stamp, log_path.name, describe, not certain)
     else:
-        _catch_up(db_path, plan, report, describe)
-    _repair_log(log_path, log, plan, report, stamp)
+        try:
+            _catch_up(db_path, plan, report, describe, timeout)
+        except DB_ERRORS as error:
+            if locked(error):
+                raise locked_error(db_path, timeout) from None
+            raise
+    _repair_log(log_path, log, plan, report, stamp, certain)
+    if not certain:
+        report.messages.append(_doubt(db_path.name, log_path.name, log, damaged))
     for game, seqs in plan.lost.items():
         report.lost[game] = len(seqs)
         report.messages.append(
@@ -432,8 +209,23 @@ def recover(db_path: Path, log_path: Path, describe: Describe) -> RecoveryReport
     return report
 
 
-def _rebuild_db(path: Path, existed: bool, plan: Plan, report: RecoveryReport, stamp: str,
-                log_name: str, describe: Describe) -> None:
+def _doubt(db_name: str, log_name: str, log: LogScan, damaged: list[int]) -> str:
+    """What may have been lost when neither copy is whole."""
+    what = []
+    if damaged:
+        lines = ", ".join(map(str, damaged[:5])) + (", ..." if len(damaged) > 5 else "")
+        what.append(f"the steps on the {_count(len(damaged), 'damaged line')} of {log_name} "
+                    f"(no. {lines})")
+    if log.whole_size == 0 and not log.torn:
+        what.append(f"the steps {log_name} (missing or empty) would have held")
+    elif log.torn:
+        what.append(f"the end of {log_name}, cut off")
+    return (f"{db_name} could not be read whole, so it could not make up for "
+            f"{' or '.join(what)}: confirmed steps may be lost there")
+
+
+def _rebuild_db(path: Path, db: DbScan, plan: Plan, report: RecoveryReport, stamp: str,
+                log_name: str, describe: Describe, unsure: bool) -> None:
     temporary = path.with_name(path.name + ".rebuild")
     _remove(temporary)
     conn = connect(temporary)
@@ -448,26 +240,32 @@ def _rebuild_db(path: Path, existed: bool, plan: Plan, report: RecoveryReport, s
     finally:
         conn.close()
     what = f"{path.name} {plan.db_problem}"
-    if existed:
+    if db.exists or db.leftovers:
+        # A -wal left without its database would be replayed into the rebuilt one: aside too.
         aside = _set_aside(path, stamp)
         report.kept.append(aside)
-        what += f" and is kept as {aside.name}"
+        if db.exists:
+            what += f" and is kept as {aside.name}"
+        else:
+            what += (f"; the {' and '.join(db.leftovers)} files it left behind are kept as "
+                     f"{' and '.join(aside.name + suffix for suffix in db.leftovers)}")
     os.replace(temporary, path)
     fsync_dir(path.parent)
-    report.messages.append(f"{what}; it was rebuilt from {log_name}: {_restored(plan)}")
+    report.messages.append(f"{what}; it was rebuilt from {log_name}: {_restored(plan, unsure)}")
 
 
-def _restored(plan: Plan) -> str:
+def _restored(plan: Plan, unsure: bool = False) -> str:
     if len(plan.games) > 4:
         steps = sum(len(records) - 1 for records in plan.games.values())
         return f"{len(plan.games)} games with {_count(steps, 'confirmed action')}"
-    return "; ".join(f"game {game} with {'' if game in plan.lost else 'all '}"
+    return "; ".join(f"game {game} with {'' if unsure or game in plan.lost else 'all '}"
                      f"{_count(len(records) - 1, 'confirmed action')}"
                      for game, records in plan.games.items()) or "no games"
 
 
-def _catch_up(path: Path, plan: Plan, report: RecoveryReport, describe: Describe) -> None:
-    conn = connect(path)
+def _catch_up(path: Path, plan: Plan, report: RecoveryReport, describe: Describe,
+              timeout: float) -> None:
+    conn = connect(path, timeout)
     try:
         create_schema(conn)
         if not plan.catch_up:
@@ -485,15 +283,32 @@ def _catch_up(path: Path, plan: Plan, report: RecoveryReport, describe: Describe
         f"{path.name} when the program stopped; it is restored")
 
 
-def _repair_log(path: Path, log: LogScan, plan: Plan, report: RecoveryReport, stamp: str) -> None:
-    if log.torn and log.regular:
+def _repair_log(path: Path, log: LogScan, plan: Plan, report: RecoveryReport, stamp: str,
+                certain: bool = True) -> None:
+    """Cut off a torn last line (``certain``: the database tells that its step was never
+    confirmed) and rewrite a damaged or missing copy."""
+    if log.unterminated and log.regular:
+        report.messages.append(
+            f"{path.name}'s last line had lost its line end; its record is whole (its checksum "
+            f"holds) and is kept")
+        if plan.log_problem is None:
+            with open(path, "ab") as handle:
+                handle.write(b"\n")
+                handle.flush()
+                os.fsync(handle.fileno())
+    elif log.torn and log.regular:
         torn = path.with_name(f"{path.name}.torn-{stamp}")
         torn.write_bytes(log.torn)
         report.kept.append(torn)
-        report.messages.append(
-            f"{path.name} ended in an unfinished line ({_count(len(log.torn), 'byte')}: a step "
-            f"whose saving was cut short, so it was never confirmed); it is kept as {torn.name} "
-            f"and nothing confirmed was lost")
+        if certain:
+            report.messages.append(
+                f"{path.name} ended in an unfinished line ({_count(len(log.torn), 'byte')}: a "
+                f"step whose saving was cut short, so it was never confirmed); it is kept as "
+                f"{torn.name} and nothing confirmed was lost")
+        else:
+            report.messages.append(
+                f"{path.name} ended in an unfinished line ({_count(len(log.torn), 'byte')}); "
+                f"it is kept as {torn.name}")
         if plan.log_problem is None:
             with open(path, "r+b") as handle:
                 handle.truncate(log.whole_size)
@@ -513,10 +328,10 @@ def _repair_log(path: Path, log: LogScan, plan: Plan, report: RecoveryReport, st
 def _set_aside(path: Path, stamp: str) -> Path:
     """Move a damaged file (and a database's -wal and -shm files) out of the way."""
     aside, number = path.with_name(f"{path.name}.damaged-{stamp}"), 1
-    while aside.exists():
+    while any(os.path.exists(str(aside) + suffix) for suffix in ("",) + SIDE_FILES):
         number += 1
         aside = path.with_name(f"{path.name}.damaged-{stamp}-{number}")
-    for suffix in ("", "-wal", "-shm"):
+    for suffix in ("",) + SIDE_FILES:
         if os.path.exists(str(path) + suffix):
             os.replace(str(path) + suffix, str(aside) + suffix)
     return aside

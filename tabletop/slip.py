@@ -33,7 +33,7 @@ from typing import Any, Iterator, Mapping
 
 from tabletop.errors import SlipError
 from tabletop.export import payouts_of, played_events
-from tabletop.recovery import canonical, fsync_dir
+from tabletop.records import canonical, fsync_dir
 
 SLIP_FORMAT = 1
 ALGORITHM = "HMAC-SHA256"
@@ -56,21 +56,37 @@ def table_key(data_dir: str | Path) -> bytes:
 
 
 def _create_key(path: Path) -> None:
+    """Make the key file whole or not at all: written and fsynced under a temporary name,
+    then linked into place (never over a key another program made meanwhile)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return   # another program made it a moment ago
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except OSError as error:
         raise SlipError(f"cannot create the table's key {path}: {error.strerror}") from None
     try:
-        if hasattr(os, "fchmod"):
-            os.fchmod(fd, 0o600)   # whatever the umask
-        os.write(fd, (secrets.token_hex(32) + "\n").encode("ascii"))
-        os.fsync(fd)
+        try:
+            if hasattr(os, "fchmod"):
+                os.fchmod(fd, 0o600)   # whatever the umask
+            os.write(fd, (secrets.token_hex(32) + "\n").encode("ascii"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        try:
+            os.link(temporary, path)
+        except FileExistsError:
+            pass   # another program made it a moment ago: theirs is the key
+        except OSError:
+            if not path.exists():   # a file system without hard links
+                os.replace(temporary, path)
+        fsync_dir(path.parent)
+    except OSError as error:
+        raise SlipError(f"cannot create the table's key {path}: {error.strerror}") from None
     finally:
-        os.close(fd)
-    fsync_dir(path.parent)
+        try:
+            os.unlink(temporary)
+        except FileNotFoundError:
+            pass
 
 
 def load_key(path: str | Path) -> bytes:
@@ -162,6 +178,7 @@ def sign(slip: Mapping[str, Any], key: bytes) -> dict[str, Any]:
     signed["signature"] = {
         "algorithm": ALGORITHM, "key_id": key_id(key),
         "fields": {path: _field_mac(key, path, value) for path, value in fields(body)},
+        "field_list": _mac(key, sorted(path for path, _ in fields(body))),
         "slip": _mac(key, body),
     }
     return signed
@@ -194,10 +211,22 @@ def verify(slip: Any, key: bytes) -> Verification:
     body = {name: value for name, value in slip.items() if name != "signature"}
     if _same(_mac(key, body), signature["slip"]):
         return Verification()
-    if signature.get("key_id") != key_id(key):
+    present = dict(fields(body))
+    ours = any(isinstance(mac, str) and _same(_field_mac(key, path, present[path]), mac)
+               for path, mac in signature["fields"].items() if path in present)
+    if not ours:
+        # Not one field's HMAC holds under this key: the slip was signed with another one
+        # (its key_id, a hint only, may have been changed as well).
         return Verification([f"the slip was signed with another key (key id "
                              f"{signature.get('key_id')}; this key's id is {key_id(key)})"])
-    return Verification(_changed_fields(body, signature["fields"], key))
+    problems = _changed_fields(body, signature["fields"], key)
+    if not problems:
+        listed = signature.get("field_list")
+        if isinstance(listed, str) and not _same(_mac(key, sorted(signature["fields"])), listed):
+            problems.append("a field was removed together with its entry in the signature")
+        else:
+            problems.append("the signature itself was changed")
+    return Verification(problems)
 
 
 def _same(mine: str, given: str) -> bool:
@@ -214,22 +243,36 @@ def _changed_fields(body: dict[str, Any], signed: Mapping[str, Any], key: bytes)
         elif not _same(_field_mac(key, path, value), mac):
             problems.append(f"field {path} was changed")
     problems += [f"field {path} was removed" for path in signed if path not in present]
-    if not problems:
-        problems.append("the signature itself was changed")
     return problems
 
 
 def read_slip(path: str | Path) -> dict[str, Any]:
     """A slip file's JSON; SlipError if it cannot be read."""
     try:
-        slip = json.loads(Path(path).read_text(encoding="utf-8"))
+        slip = json.loads(Path(path).read_text(encoding="utf-8"), object_pairs_hook=_unique)
     except OSError as error:
         raise SlipError(f"cannot read {path}: {error.strerror}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise SlipError(f"{path} is not a slip (not JSON: {error})") from None
+    except _Twice as error:
+        raise SlipError(f"{path} is not a valid slip: field {error} is given twice (readers "
+                        f"would disagree on its value)") from None
     if not isinstance(slip, dict):
         raise SlipError(f"{path} is not a slip (a JSON object is expected)")
     return slip
+
+
+class _Twice(ValueError):
+    """A JSON object gives one name twice."""
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for name, value in pairs:
+        if name in found:
+            raise _Twice(name)
+        found[name] = value
+    return found
 
 
 # -- the receipt ---------------------------------------------------------------------------
@@ -258,10 +301,11 @@ def _fit(text: str, columns: int) -> list[str]:
 
 
 def _row(left: str, right: str, columns: int) -> list[str]:
-    """``left`` and ``right`` on one line, right aligned; or ``right`` on a line of its own."""
+    """``left`` and ``right`` on one line, right aligned; or ``right`` on lines of its own."""
     if width(left) + 1 + width(right) <= columns:
         return [left + " " * (columns - width(left) - width(right)) + right]
-    return _fit(left, columns) + [" " * (columns - width(right)) + right]
+    return _fit(left, columns) + [line.rjust(columns - width(line) + len(line))
+                                  for line in _fit(right, columns)]
 
 
 def slip_text(slip: Mapping[str, Any], columns: int = COLUMNS) -> str:
