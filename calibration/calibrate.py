@@ -78,7 +78,8 @@ def calibrate(image: np.ndarray, corners_px: Sequence[Sequence[float]], rules: s
     layout = layout_for(geometry)
     corners = np.asarray(corners_px, dtype=np.float64).reshape(4, 2)
     height, width = image.shape[:2]
-    _check_corners(corners, width, height, [geometry.labels[c] for c in geometry.corners()])
+    _check_corners(corners, width, height, [geometry.labels[c] for c in geometry.corners()],
+                   layout.corner_points())
     to_pixels = homography(layout.corner_points(), corners)
     seen = detect_markers(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
     missing = [i for i in MARKER_IDS if i not in seen]
@@ -132,22 +133,41 @@ class Rectifier:
         return cv2.convertMaps(points[..., 0], points[..., 1], cv2.CV_16SC2)
 
 
-def _check_corners(corners: np.ndarray, width: int, height: int, labels: list[str]) -> None:
+def _check_corners(corners: np.ndarray, width: int, height: int, labels: list[str],
+                   board: np.ndarray) -> None:
     if not np.all(np.isfinite(corners)):
         raise CalibrationError("--corners: every value must be a number")
     outside = [labels[i] for i, (x, y) in enumerate(corners) if not (0 <= x < width and 0 <= y < height)]
     if outside:
         raise CalibrationError(f"corner {', '.join(outside)} lies outside the {width}x{height} image")
-    # The four must go round the board in order (a convex quadrilateral, one turning sense).
-    turns = [np.cross(corners[(i + 1) % 4] - corners[i], corners[(i + 2) % 4] - corners[(i + 1) % 4])
+    # The four must go round the board in order (a convex quadrilateral, one turning
+    # sense, the board's own: a camera does not mirror), long sides where the board's are.
+    turns = [_cross(corners[(i + 1) % 4] - corners[i], corners[(i + 2) % 4] - corners[(i + 1) % 4])
              for i in range(4)]
-    if not (all(t > 0 for t in turns) or all(t < 0 for t in turns)):
+    board_turn = _cross(board[1] - board[0], board[2] - board[1])
+    if not all(t * board_turn > 0 for t in turns):
         raise CalibrationError(f"the corners must be given in the order {' '.join(labels)} "
-                               f"(round the board); these cross or fold")
-    area = 0.5 * abs(sum(np.cross(corners[i], corners[(i + 1) % 4]) for i in range(4)))
+                               f"(round the board, as it lies); these cross, fold or go the "
+                               f"other way round")
+    area = 0.5 * abs(sum(_cross(corners[i], corners[(i + 1) % 4]) for i in range(4)))
     if area < 0.01 * width * height:
         raise CalibrationError("the corners enclose almost nothing: tap the centres of the four "
                                "corner cells")
+    seen, expected = _aspect(corners), _aspect(board)
+    if max(seen / expected, expected / seen) > 1.6:
+        raise CalibrationError(f"the corners must be in the order {' '.join(labels)}, starting "
+                               f"at {labels[0]} along the first row: these seem a quarter-turn out")
+
+
+def _cross(a: np.ndarray, b: np.ndarray) -> float:
+    return float(a[0] * b[1] - a[1] * b[0])
+
+
+def _aspect(points: np.ndarray) -> float:
+    """Length of the first-row and last-row sides over the first and last columns'."""
+    rows = np.linalg.norm(points[1] - points[0]) + np.linalg.norm(points[2] - points[3])
+    columns = np.linalg.norm(points[3] - points[0]) + np.linalg.norm(points[2] - points[1])
+    return float(rows / max(columns, 1e-9))
 
 
 def _check_markers_off_grid(markers: dict[int, np.ndarray], layout) -> None:

@@ -38,9 +38,10 @@ SEARCH_WIDTH = 800
 FULL_POSE = 3
 #: While some marker is missing, the whole frame is searched for it every this many frames
 #: (a third of it when none is in view).
-SEARCH_EVERY = 10
-#: Mean grey-level change of a marker's window (16x16 thumbnail) below which it is still.
-STILL = 4.0
+SEARCH_EVERY = 3
+#: A marker's window is still while fewer than MOVED_PIXELS of its THUMBxTHUMB thumbnail
+#: changed by more than STILL grey levels (noise moves many a little, an edge few a lot).
+THUMB, STILL, MOVED_PIXELS = 32, 30, 4
 
 
 @dataclass(frozen=True)
@@ -127,11 +128,12 @@ class PoseTracker:
         for marker_id, corners in self._last_seen.items():
             x0, y0, x1, y1 = _window(corners, image.shape)
             patch = _grey(image[y0:y1, x0:x1])
-            thumb = cv2.resize(patch, (16, 16), interpolation=cv2.INTER_AREA).astype(np.int16)
+            thumb = cv2.resize(patch, (THUMB, THUMB), interpolation=cv2.INTER_AREA).astype(np.int16)
             before = self._thumbs.get(marker_id)
             # An unchanged window holds the marker where it was: no need to look again.
+            # A marker's edges moving even a few pixels change some thumbnail pixels a lot.
             if before is not None and before.shape == thumb.shape and \
-                    float(np.abs(thumb - before).mean()) < STILL:
+                    int((np.abs(thumb - before) > STILL).sum()) < MOVED_PIXELS:
                 found[marker_id], thumbs[marker_id] = corners, before
                 continue
             near = detect_markers(patch)

@@ -1,0 +1,234 @@
+"""Calibration: the cell grid from four corner-cell centres, the markers, and the calibration file.
+
+Every layout is calibrated from a rendered photo of its empty board (the
+``vision`` fixture, made once per session) and the grid it implies is held
+against the renderer's ground truth. The file round-trips, and a file that
+does not fit (another rule set, board parity or camera, a damaged or newer
+file) is refused with a message that says why.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import numpy as np
+import pytest
+
+from calibration.calfile import FORMAT, VERSION, CalibrationError, load_calibration
+from calibration.calibrate import calibrate, homography, parse_corners, project
+from calibration.markers import MARKER_IDS
+from calibration.recognize import Recognizer
+from calibration.render import frame_truth, make_table, render, render_scene, view_of
+from calibration.scenes import Scene, cup_over_marker
+
+ALL_LAYOUTS = ["square", "hex-odd", "hex-even", "quadrant"]
+#: "Within a few pixels" at 1280x960, where a cell is 50-70 pixels across.
+GRID_PX = 3.0
+#: The renderer's strongest lens (k1 = -0.15) bends the board more; this is still "a few".
+STRONG_LENS_PX = 4.0
+
+
+def grid_error(calibration, centres):
+    """Pixels between the calibration's grid (through its four corner centres) and the truth."""
+    layout = calibration.layout
+    to_pixels = homography(layout.corner_points(), calibration.corners_px)
+    return np.linalg.norm(project(to_pixels, layout.centres) - centres, axis=1)
+
+
+@pytest.mark.parametrize("layout", ALL_LAYOUTS)
+def test_the_grid_from_the_corner_cells_lies_on_the_cells(vision, layout):
+    setup = vision.setup(layout)
+    calibration, truth = setup.calibration, setup.empty.truth
+    assert calibration.layout.size == len(truth.centres)
+    assert calibration.image_size == setup.table.size == (1280, 960)
+    error = grid_error(calibration, truth.centres)
+    corners = list(calibration.layout.geometry.corners())
+    assert error[corners].max() < 0.01  # the tapped corners themselves
+    assert error.max() <= GRID_PX, f"worst {setup.labels[int(error.argmax())]}: {error.max():.2f} px"
+    # A later frame places the grid from the markers alone, as well.
+    frame = render(setup.table, {}, np.random.default_rng(5))
+    recognizer = Recognizer(calibration)
+    recognizer.read(frame.image)
+    seen = project(recognizer.poses.matrix, calibration.layout.centres)
+    assert np.linalg.norm(seen - frame.truth.centres, axis=1).max() <= GRID_PX
+
+
+@pytest.mark.parametrize("layout", [
+    pytest.param("square", marks=pytest.mark.xfail(strict=True, reason=(
+        "lens distortion is not modelled: with k1=-0.15 the 12x9 grid through the corner "
+        "cells misses interior cells by 4.25 px (2E; median 3.3 px)"))),
+    "hex-odd", "hex-even",
+    pytest.param("quadrant", marks=pytest.mark.xfail(strict=True, reason=(
+        "lens distortion is not modelled: with k1=-0.15 the quadrant grid misses interior "
+        "cells by 4.5 px (1/C-3; median 3.2 px)"))),
+])
+def test_the_grid_holds_through_the_strongest_lens_the_renderer_draws(vision, layout):
+    # The calibration's grid is the homography through the four corner centres: measured
+    # here against the truth without drawing the frame (no pixels are needed for it).
+    options = vision.LAYOUTS[layout].get("options")
+    table = make_table(vision.LAYOUTS[layout]["rules"], seed=5, options=options, k1=-0.15)
+    truth = frame_truth(table, {}, Scene())
+    to_pixels = homography(table.layout.corner_points(), truth.corners)
+    error = np.linalg.norm(project(to_pixels, table.layout.centres) - truth.centres, axis=1)
+    worst = table.layout.geometry.labels[int(error.argmax())]
+    assert error.max() <= STRONG_LENS_PX, f"worst {worst}: {error.max():.2f} px"
+
+
+@pytest.mark.parametrize("layout", ALL_LAYOUTS)
+def test_the_markers_are_measured_in_board_units_wherever_they_are_stuck(vision, layout):
+    setup = vision.setup(layout)
+    markers = setup.calibration.markers
+    assert sorted(markers) == list(MARKER_IDS)
+    for placement in setup.table.markers:  # (the square table's markers are shuffled round)
+        measured = markers[placement.marker_id]
+        assert measured.shape == (4, 2)
+        assert np.abs(measured - placement.corners()).max() < 0.12, placement.marker_id
+
+
+def test_both_hex_parities_have_their_own_grid(vision):
+    odd, even = vision.setup("hex-odd").calibration, vision.setup("hex-even").calibration
+    assert odd.layout.geometry.offset == "odd-r" and even.layout.geometry.offset == "even-r"
+    assert even.options == {"hex_offset": "even-r"}
+    # Row A is shoved right on even-r boards, row B on odd-r ones.
+    assert even.layout.centre("A-1")[0] == pytest.approx(0.5)
+    assert odd.layout.centre("B-1")[0] == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize("layout", ["square", "hex-even"])
+def test_the_calibration_file_holds_everything_and_round_trips(vision, layout, tmp_path):
+    setup = vision.setup(layout)
+    calibration = setup.calibration
+    path = calibration.save(tmp_path / "table.json")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["table.json"]  # no temporary left
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["format"] == FORMAT and data["version"] == VERSION == 1
+    assert data["rules"] == setup.table.rules and data["image_size"] == [1280, 960]
+    assert data["options"] == vision.LAYOUTS[layout].get("options", {})
+    geometry = calibration.layout.geometry
+    assert data["corner_labels"] == [geometry.labels[c] for c in geometry.corners()]
+    assert sorted(data["markers"]) == ["0", "1", "2", "3"]
+    loaded = load_calibration(path)
+    assert (loaded.rules, loaded.options, loaded.image_size) == \
+        (calibration.rules, calibration.options, calibration.image_size)
+    assert loaded.corners_px == pytest.approx(calibration.corners_px, abs=1e-3)
+    for marker_id, corners in calibration.markers.items():
+        assert loaded.markers[marker_id] == pytest.approx(corners, abs=1e-5)
+    assert np.array_equal(loaded.reference, calibration.reference)  # PNG: lossless
+    assert (loaded.scale, loaded.origin) == (calibration.scale, calibration.origin)
+    loaded.check_fits(rules=setup.table.rules, image_size=(1280, 960),
+                      options=vision.LAYOUTS[layout].get("options"))
+    # And it reads a frame exactly as the calibration it was saved from.
+    frame = render(setup.table, {geometry.labels[5]: None}, np.random.default_rng(1))
+    assert Recognizer(loaded).read(frame.image).occupied == \
+        Recognizer(calibration).read(frame.image).occupied == {5}
+
+
+def test_a_calibration_for_another_rule_set_or_parity_is_refused(vision):
+    square = vision.setup("square").calibration
+    with pytest.raises(CalibrationError, match=r"for acquire, not megacquire-gold.*--rules"):
+        square.check_fits(rules="megacquire-gold")
+    square.check_fits(rules="acquire")
+    odd = vision.setup("hex-odd").calibration
+    with pytest.raises(CalibrationError, match=r"hex_offset=odd-r.*--option hex_offset=even-r"):
+        odd.check_fits(rules="megacquire-gold", options={"hex_offset": "even-r"})
+    odd.check_fits(rules="megacquire-gold", options={"hex_offset": "odd-r"})
+    with pytest.raises(CalibrationError, match="acquisitions"):
+        vision.setup("quadrant").calibration.check_fits(rules="acquire")
+
+
+def test_a_calibration_for_another_camera_resolution_is_refused(vision):
+    calibration = vision.setup("square").calibration
+    with pytest.raises(CalibrationError, match=r"1280x960 frames, the camera gives 640x480"):
+        calibration.check_fits(image_size=(640, 480))
+    with pytest.raises(CalibrationError, match="1280x960"):
+        Recognizer(calibration).read(np.zeros((480, 640, 3), np.uint8))
+
+
+def damaged_files(good: dict):
+    """(name, file text, words the refusal must contain) for ways a calibration file goes bad."""
+    def changed(**fields):
+        return json.dumps({**good, **fields})
+
+    without_reference = dict(good)
+    del without_reference["reference_png"]
+    return [
+        ("not json", "{ this is not", "not JSON"),
+        ("another json", json.dumps({"hello": 1}), "not a calibration file"),
+        ("newer", changed(version=VERSION + 1), "update tabletop"),
+        ("no version", changed(version="one"), "format"),
+        ("no reference", json.dumps(without_reference), "damaged"),
+        ("bad base64", changed(reference_png="@@@"), "damaged"),
+        ("not a png", changed(reference_png=base64.b64encode(b"GIF89a....").decode()), "damaged"),
+        ("one marker", changed(markers={"0": good["markers"]["0"]}), "damaged"),
+        ("bad corners", changed(corners_px=[[1, 2], [3, 4]]), "damaged"),
+        ("unknown rules", changed(rules="monopoly"), "monopoly"),
+    ]
+
+
+def test_damaged_or_newer_calibration_files_are_refused_with_the_reason(vision, tmp_path):
+    good = vision.setup("square").calibration.to_json()
+    for name, text, words in damaged_files(good):
+        path = tmp_path / f"{name.replace(' ', '_')}.json"
+        path.write_text(text, encoding="utf-8")
+        with pytest.raises(CalibrationError) as refused:
+            load_calibration(path)
+        assert words in str(refused.value), (name, str(refused.value))
+    with pytest.raises(CalibrationError, match="cannot read"):
+        load_calibration(tmp_path / "missing.json")
+
+
+def test_calibrate_refuses_crossed_corners_corners_off_the_image_or_too_close(vision):
+    setup = vision.setup("square")
+    image, corners = setup.empty.image, setup.empty.truth.corners
+    calibrate(image, corners + 0.25, "acquire")  # decimals: fine
+    for bad, words in [
+        (corners[[0, 2, 1, 3]], "order 1A 12A 12I 1I"),      # 1A 12I 12A 1I: the sides cross
+        (corners[[1, 0, 2, 3]], "order 1A 12A 12I 1I"),
+        (corners + [2000, 0], "outside the 1280x960 image"),
+        (corners[0] + (corners - corners[0]) * 0.05, "almost nothing"),
+        (np.full((4, 2), np.nan), "number"),
+    ]:
+        with pytest.raises(CalibrationError, match=words):
+            calibrate(image, bad, "acquire")
+
+
+@pytest.mark.parametrize("layout", ["square", "hex-odd", "quadrant"])
+def test_calibrate_refuses_corners_given_round_the_board_the_other_way(vision, layout):
+    setup = vision.setup(layout)
+    mirrored = setup.empty.truth.corners[[1, 0, 3, 2]]
+    with pytest.raises(CalibrationError, match="order"):
+        calibrate(setup.empty.image, mirrored, setup.table.rules)
+
+
+def test_calibrate_refuses_corners_a_quarter_turn_out(vision):
+    setup = vision.setup("square")
+    turned = setup.empty.truth.corners[[1, 2, 3, 0]]
+    with pytest.raises(CalibrationError, match="order"):
+        calibrate(setup.empty.image, turned, "acquire")
+
+
+def test_calibrate_needs_all_four_markers_a_colour_photo_and_a_known_rule_set(vision):
+    setup = vision.setup("square")
+    table, corners = setup.table, setup.empty.truth.corners
+    rng = np.random.default_rng(3)
+    cup = cup_over_marker(view_of(table), 2, rng)
+    covered = render_scene(table, {}, Scene(cups=(cup,)), rng)
+    assert 2 in covered.truth.hidden_markers
+    with pytest.raises(CalibrationError, match="marker 2 not found"):
+        calibrate(covered.image, corners, "acquire")
+    with pytest.raises(CalibrationError, match="colour"):
+        calibrate(setup.empty.image[:, :, 0], corners, "acquire")
+    with pytest.raises(CalibrationError, match="monopoly"):
+        calibrate(setup.empty.image, corners, "monopoly")
+    with pytest.raises(CalibrationError):
+        calibrate(setup.empty.image, corners, "megacquire-gold", {"hex_offset": "sideways"})
+
+
+def test_corners_are_parsed_from_decimal_pairs():
+    assert parse_corners("10,20 30.5,40.25 50,60 70,80.75").tolist() == \
+        [[10, 20], [30.5, 40.25], [50, 60], [70, 80.75]]
+    assert parse_corners("1,2;3,4; 5,6 ;7,8").shape == (4, 2)
+    for bad in ["1,2 3,4 5,6", "1,2 3,4 5,6 7", "a,b c,d e,f g,h", "1,2,3 4,5 6,7 8,9", ""]:
+        with pytest.raises(CalibrationError, match="four x,y"):
+            parse_corners(bad)
