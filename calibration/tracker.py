@@ -66,29 +66,41 @@ class StabilityTracker:
         if not reading.clear:
             self._run = None
             return []
-        if reading != self._run:
+        # Stillness is judged on the cells read as tiles: a cell flickering between
+        # empty and undecided must not keep the board from ever being still.
+        if self._run is None or reading.occupied != self._run.occupied:
             self._run, self._since, self._decided = reading, time, False
             self._warned_undecided = False
             return []
-        if self._decided or time - self._since < self.hold:
+        if time - self._since < self.hold:
             return []
-        if reading.uncertain:
-            return self._undecided(frame, time, reading)
-        self._decided = True
-        return self._compare(frame, reading.occupied)
+        decided = self._undecided(frame, time, reading)
+        if not self._decided:
+            self._decided = True
+            decided += self._compare(frame, reading.occupied, reading.uncertain)
+        return decided
 
     def _undecided(self, frame: int, time: float, reading: Reading) -> list[Decision]:
-        if self._warned_undecided or time - self._since < UNDECIDED:
+        doubtful = reading.uncertain - (self.reference or frozenset())
+        if self._warned_undecided or not doubtful or time - self._since < UNDECIDED:
             return []
         self._warned_undecided = True
-        cells = ", ".join(self.label(c) for c in sorted(reading.uncertain))
+        cells = ", ".join(self.label(c) for c in sorted(doubtful))
         return [Decision(frame, "warning", message=f"cannot tell whether {cells} hold a tile: "
                                                    f"check the light, or enter it by hand")]
 
-    def _compare(self, frame: int, occupied: frozenset[int]) -> list[Decision]:
-        reference, self.reference = self.reference, occupied
+    def _compare(self, frame: int, occupied: frozenset[int],
+                 uncertain: frozenset[int] = frozenset()) -> list[Decision]:
+        reference = self.reference
         if reference is None:
+            if uncertain:
+                self._decided = False  # the first reference must be read in full
+                return []
+            self.reference = occupied
             return [Decision(frame, "reference", message=f"{len(occupied)} tiles on the board")]
+        # An undecided cell is neither new nor gone: it keeps what the reference says.
+        occupied = occupied | (uncertain & reference)
+        self.reference = occupied
         new, gone = sorted(occupied - reference), sorted(reference - occupied)
         if not new and not gone:
             return []

@@ -151,6 +151,9 @@ def _watch(args: argparse.Namespace) -> int:
             print(json.dumps(line), flush=True)
     except KeyboardInterrupt:
         return 0
+    except ValueError as error:  # a recording that cannot be read
+        print(f"tabletop: {error}", file=sys.stderr)
+        return EXIT_BAD
     return 0
 
 
@@ -176,6 +179,9 @@ def _frames(camera: Any, source: str, fps: float) -> Iterator[tuple[int, float, 
             if frame is None:
                 if camera.ended:
                     return
+                if recorded and camera.status.state == "fault":
+                    # A recording that cannot be opened will not appear by waiting.
+                    raise ValueError(camera.status.message)
                 if camera.status.message != reported:
                     reported = camera.status.message
                     print(f"tabletop: {reported}", file=sys.stderr)

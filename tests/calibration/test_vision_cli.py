@@ -238,10 +238,6 @@ def test_watch_refuses_bad_input(game, vision, capsys, tmp_path):
     assert status == 2 and "640x480" in err and out == ""
 
 
-@pytest.mark.xfail(strict=True, raises=Hung, reason=(
-    "`tabletop watch --source dir:NO_SUCH_FOLDER` never ends: the folder camera reports "
-    "'cannot be opened (no such folder ...); retrying' once on stderr and watch keeps waiting "
-    "for frames forever; a recording that cannot be opened should end with exit 2"))
 def test_watch_refuses_a_folder_that_does_not_exist(game, capsys, tmp_path):
     _, calibration, _ = game
 

@@ -79,13 +79,7 @@ def test_placements_are_committed_once_and_the_rest_is_warned_about_or_ignored(
     assert vision.watch_problems(sequence, lines, events=slice(0, bump_at(sequence))) == []
 
 
-_BUMP = pytest.mark.xfail(strict=True, reason=(
-    "after the board is bumped the grid stays on the old pose (PoseTracker keeps stale marker "
-    "corners, see test_recognize's bump test): every cell is uncertain from then on and the "
-    "next placement is never committed"))
-
-
-@pytest.mark.parametrize("layout", ["square", "hex-odd", pytest.param("quadrant", marks=_BUMP)])
+@pytest.mark.parametrize("layout", LAYOUTS)
 def test_a_bumped_board_is_followed(play, vision, layout):
     sequence, lines = play(layout)
     assert vision.watch_problems(sequence, lines, events=slice(bump_at(sequence), None)) == []
@@ -118,16 +112,12 @@ def test_the_tracker_commits_one_new_tile_only_on_a_clear_still_board():
     assert [d.kind for d in decided] == ["warning"] and "gone from 1" in decided[0].message
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a placement is silently lost while another cell's reading flickers between empty and "
-    "uncertain from frame to frame (seen after a lamp change and on low-contrast tiles): the "
-    "tracker needs the whole reading, uncertain cells included, unchanged for HOLD seconds, so "
-    "it neither commits nor, since no cell stays undecided for 3 s, warns. bench/vision.py "
-    "game 'square' 1 (seed 0) loses 7 of 8 placements this way after its Lamp step"))
 def test_a_cell_flickering_between_empty_and_uncertain_does_not_silence_the_tracker():
     tracker = StabilityTracker(HOLD)
     feed(tracker, [reading()] * 10)  # the empty board: the reference
     flicker = [reading({5}, uncertain={9} if k % 2 else ()) for k in range(50)]
     decided = feed(tracker, flicker, start=10)
     # Five seconds after the placement: committed, or at least the table told to look.
-    assert [d.kind for d in decided] in (["commit"], ["warning"])
+    kinds = [d.kind for d in decided]
+    assert kinds in (["commit"], ["warning"], ["commit", "warning"])
+    assert decided[0].cell == 5 or "cannot tell" in decided[0].message
