@@ -76,7 +76,7 @@ def open_camera(source: str | None = None, **options: Any) -> Camera:
 
     >>> open_camera("webcam:1")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    ValueError: unknown camera source 'webcam:1'; known sources: dir:, file:, picamera2, usb: ...
+    ValueError: unknown camera source 'webcam:1'; known sources: dir:, file:, picamera2, ...
     """
     source = source or default_source()
     prefix = source.partition(":")[0]
