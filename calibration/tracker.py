@@ -74,15 +74,18 @@ class StabilityTracker:
             return []
         if time - self._since < self.hold:
             return []
-        decided = self._undecided(frame, time, reading)
-        if not self._decided:
-            self._decided = True
-            decided += self._compare(frame, reading.occupied, reading.uncertain)
-        return decided
-
-    def _undecided(self, frame: int, time: float, reading: Reading) -> list[Decision]:
+        # A cell that may newly hold a tile blocks any decision until a frame reads
+        # it clearly: committing the others could commit a neighbour misread for it.
         doubtful = reading.uncertain - (self.reference or frozenset())
-        if self._warned_undecided or not doubtful or time - self._since < UNDECIDED:
+        if doubtful:
+            return self._undecided(frame, time, doubtful)
+        if self._decided:
+            return []
+        self._decided = True
+        return self._compare(frame, reading.occupied, reading.uncertain)
+
+    def _undecided(self, frame: int, time: float, doubtful: frozenset[int]) -> list[Decision]:
+        if self._warned_undecided or time - self._since < UNDECIDED:
             return []
         self._warned_undecided = True
         cells = ", ".join(self.label(c) for c in sorted(doubtful))
@@ -92,10 +95,7 @@ class StabilityTracker:
     def _compare(self, frame: int, occupied: frozenset[int],
                  uncertain: frozenset[int] = frozenset()) -> list[Decision]:
         reference = self.reference
-        if reference is None:
-            if uncertain:
-                self._decided = False  # the first reference must be read in full
-                return []
+        if reference is None:  # (no cell is undecided here: see feed)
             self.reference = occupied
             return [Decision(frame, "reference", message=f"{len(occupied)} tiles on the board")]
         # An undecided cell is neither new nor gone: it keeps what the reference says.
