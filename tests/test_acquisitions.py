@@ -30,96 +30,18 @@ from pathlib import Path
 
 import pytest
 
-from tabletop import IllegalAction, load_rules, parse_action, replay, state_json
+from tabletop import load_rules, replay, state_json
 from tabletop.board import LONE, TURNOVER, Board
 from tabletop.hexgrid import HexGrid
+from table_script import Table as ScriptTable
 
 RULES = load_rules("acquisitions")
 GEO = RULES.geometry
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"
 
 
-class Table:
-    """A table script built line by line and played on a live game as replay does."""
-
-    def __init__(self, players, start_tiles=None, options=None, rules="acquisitions"):
-        setup = {"rules": rules, "players": list(players)}
-        if options:
-            setup["options"] = options
-        if start_tiles:
-            setup["start_tiles"] = start_tiles
-        self.lines = [json.dumps({"setup": setup})]
-        result = replay(self.lines)
-        assert result.errors == [], result.errors
-        self.game = result.game
-        self.events = []
-
-    def do(self, kind, **fields):
-        line = {"do": kind, **fields}
-        self.events = self.game.push(parse_action(line))
-        self.lines.append(json.dumps(line))
-        return self.events
-
-    def refused(self, kind, match=None, **fields):
-        """The line is refused, live and in a replayed script, and changes nothing."""
-        line = {"do": kind, **fields}
-        before = self.state()
-        with pytest.raises(IllegalAction, match=match) as info:
-            self.game.push(parse_action(line))
-        assert self.state() == before
-        result = replay(self.lines + [json.dumps(line)], keep_going=True)
-        assert [number for number, _ in result.errors] == [len(self.lines) + 1]
-        assert state_json(result.game) == before
-        return str(info.value)
-
-    def turn(self, tile, found=None, buy=None):
-        """The player asked to place does: place, found if asked, buy."""
-        who = self.pending()[1]
-        self.do("place", tile=tile, player=who)
-        if found is not None:
-            assert self.pending() == ("found", who)
-            self.do("found", chain=found, player=who)
-        self.do("buy", shares=buy or {}, player=who)
-
-    def region(self, cells, chain):
-        """Place ``cells`` in order, players rotating; found ``chain`` when asked; buy nothing."""
-        for cell in cells:
-            who = self.pending()[1]
-            self.do("place", tile=cell, player=who)
-            if self.pending()[0] == "found":
-                self.do("found", chain=chain, player=who)
-            assert self.pending() == ("buy", who), f"{cell} asked for {self.pending()}"
-            self.do("buy", shares={}, player=who)
-
-    def state(self):
-        return state_json(self.game)
-
-    def pending(self):
-        pending = self.state()["pending"]
-        return None if pending is None else (pending["kind"], pending["player"])
-
-    def cash(self):
-        return {p["name"]: p["cash"] for p in self.state()["players"]}
-
-    def shares(self, name):
-        (player,) = [p for p in self.state()["players"] if p["name"] == name]
-        return player["shares"]
-
-    def chain(self, name):
-        return self.state()["chains"][name]
-
-    def board(self):
-        return self.state()["board"]
-
-    def bank(self, name):
-        """Cards left in the bank, also for a kingdom not on the board."""
-        return self.game.bank[RULES.chain_index(name)]
-
-    def replayed(self):
-        result = replay(self.lines)
-        assert result.errors == []
-        assert state_json(result.game) == self.state()
-        return self.state()
+class Table(ScriptTable):
+    rules = "acquisitions"
 
 
 def at(row, col):

@@ -31,50 +31,20 @@ Solon 1 and Teton 1. Bank: Regal 12, Solon 17, Luster 22, Teton 24.
 from __future__ import annotations
 
 import itertools
-import json
 
 import pytest
 
-from tabletop import IllegalAction, load_rules, parse_action, replay, state_json
+from tabletop import IllegalAction, load_rules
 from tabletop.trade import change_after_trade, suggest_trade_in
+from table_script import Table as ScriptTable
 
 RULES = load_rules("megacquire-gold")
 GEO = RULES.geometry
 ANN, BOB = "Ann", "Bob"
 
 
-class Table:
-    """A table script built line by line and played on a live game as replay does."""
-
-    def __init__(self, players, start_tiles=None, options=None, rules="megacquire-gold"):
-        setup = {"rules": rules, "players": list(players)}
-        if options:
-            setup["options"] = options
-        if start_tiles:
-            setup["start_tiles"] = start_tiles
-        self.lines = [json.dumps({"setup": setup})]
-        result = replay(self.lines)
-        assert result.errors == [], result.errors
-        self.game = result.game
-        self.events = []
-
-    def do(self, kind, **fields):
-        line = {"do": kind, **fields}
-        self.events = self.game.push(parse_action(line))
-        self.lines.append(json.dumps(line))
-        return self.events
-
-    def refused(self, kind, match=None, **fields):
-        """The line is refused, live and in a replayed script, and changes nothing."""
-        line = {"do": kind, **fields}
-        before = self.state()
-        with pytest.raises(IllegalAction, match=match) as info:
-            self.game.push(parse_action(line))
-        assert self.state() == before
-        result = replay(self.lines + [json.dumps(line)], keep_going=True)
-        assert [number for number, _ in result.errors] == [len(self.lines) + 1]
-        assert state_json(result.game) == before
-        return str(info.value)
+class Table(ScriptTable):
+    rules = "megacquire-gold"
 
     def turn(self, tile, found=None, buy=None):
         who = self.state()["pending"]["player"]
@@ -83,20 +53,8 @@ class Table:
             self.do("found", chain=found, player=who)
         self.do("buy", shares=buy or {}, player=who)
 
-    def state(self):
-        return state_json(self.game)
-
-    def player(self, name):
-        (player,) = [p for p in self.state()["players"] if p["name"] == name]
-        return player
-
     def bank(self):
         return {name: chain["bank_shares"] for name, chain in self.state()["chains"].items()}
-
-    def replayed(self):
-        result = replay(self.lines)
-        assert result.errors == []
-        assert state_json(result.game) == self.state()
 
 
 def near(label):
