@@ -45,7 +45,7 @@ import sys
 import time
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -104,15 +104,40 @@ def boards(seed: int, per_layout: int) -> list[Board]:
     return made
 
 
-def timed_read(recognizer: Recognizer, image: np.ndarray, threads: int) -> tuple[Any, float]:
-    """The observation and the milliseconds ``read`` took on one core."""
+def timed_read(recognizer: Recognizer, image: np.ndarray,
+               threads: int) -> tuple[Any, float, float]:
+    """The observation and the milliseconds ``read`` took on one core: CPU, then wall clock."""
     cv2.setNumThreads(1)
     try:
-        started = time.perf_counter()
+        cpu, wall = time.thread_time(), time.perf_counter()
         seen = recognizer.read(image)
-        return seen, (time.perf_counter() - started) * 1000
+        return seen, (time.thread_time() - cpu) * 1000, (time.perf_counter() - wall) * 1000
     finally:
         cv2.setNumThreads(threads)
+
+
+class StreamTimer:
+    """Wraps a frame stream and times what its consumer does with each frame.
+
+    The time from handing a frame over to being asked for the next is the whole
+    per-frame work of ``watch`` (pose, warp, classification, tracker); the
+    rendering of the next frame is not counted.
+    """
+
+    def __init__(self, frames: Iterable) -> None:
+        self.frames, self.cpu_ms, self.wall_ms = frames, [], []
+
+    def __iter__(self):
+        threads = cv2.getNumThreads()
+        cv2.setNumThreads(1)
+        try:
+            for frame in self.frames:
+                cpu, wall = time.thread_time(), time.perf_counter()
+                yield frame
+                self.cpu_ms.append((time.thread_time() - cpu) * 1000)
+                self.wall_ms.append((time.perf_counter() - wall) * 1000)
+        finally:
+            cv2.setNumThreads(threads)
 
 
 def recognition(boards_: list[Board], frames: int, seed: int) -> list[dict]:
@@ -133,11 +158,11 @@ def recognition(boards_: list[Board], frames: int, seed: int) -> list[dict]:
             frame = render(board.table, tiles, rng, nuisances)
             cold = any(frame.scene.bump)
             recognizer = Recognizer(board.calibration) if cold else warm
-            seen, ms = timed_read(recognizer, frame.image, threads)
+            seen, ms, wall_ms = timed_read(recognizer, frame.image, threads)
             truth = frame.truth
             record = {"layout": board.layout, "condition": condition,
                       "style": board.table.tile_style, "cells": size, "truth_clear": truth.clear,
-                      "read_clear": seen.clear, "ms": ms, "cold": cold}
+                      "read_clear": seen.clear, "ms": ms, "wall_ms": wall_ms, "cold": cold}
             if truth.clear:
                 false = sorted(seen.occupied - truth.occupied)
                 missed = sorted(truth.occupied - seen.occupied - seen.uncertain)
@@ -216,10 +241,11 @@ def games(seed: int, count: int, placements: int) -> list[dict]:
             steps = random_steps(table, rng, placements=placements)
             sequence = render_sequence(table, steps, rng)
             started = time.perf_counter()
-            frames = ((i, i / sequence.fps, image) for i, image in enumerate(sequence))
+            frames = StreamTimer((i, i / sequence.fps, image) for i, image in enumerate(sequence))
             lines = list(watch(frames, calibration))
             result = score(sequence, lines)
-            result.update(layout=name, options=options, seconds=time.perf_counter() - started)
+            result.update(layout=name, options=options, seconds=time.perf_counter() - started,
+                          cpu_ms=frames.cpu_ms, wall_ms=frames.wall_ms)
             results.append(result)
             kinds = [type(step).__name__ for step in steps]
             print(f"  game {name} {options or ''} ({len(sequence)} frames; {' '.join(kinds)}): "
@@ -263,12 +289,51 @@ def percent(value: float, digits: int = 2) -> str:
     return "n/a" if math.isnan(value) else f"{100 * value:.{digits}f}%"
 
 
+def _percentiles(values: list[float]) -> tuple[float, float]:
+    if not values:
+        return float("nan"), float("nan")
+    return float(np.percentile(values, 50)), float(np.percentile(values, 95))
+
+
+def latency_figures(records: list[dict], results: list[dict]) -> dict:
+    """Per-frame milliseconds, CPU time of the one thread and wall clock.
+
+    The goal is judged on the stream (``watch``'s games: a camera's frames, each
+    like the one before) in CPU time, which other work on the machine does not
+    inflate; without games, on the independent frames.
+    """
+    figures: dict[str, Any] = {}
+    kinds = {"frames": [r for r in records if not r["cold"]],
+             "cold": [r for r in records if r["cold"]]}
+    for kind, group in kinds.items():
+        figures[f"{kind}_cpu"] = _percentiles([r["ms"] for r in group])
+        figures[f"{kind}_wall"] = _percentiles([r["wall_ms"] for r in group])
+        figures[f"{kind}_count"] = len(group)
+    figures["stream_cpu"] = _percentiles([m for r in results for m in r.get("cpu_ms", ())])
+    figures["stream_wall"] = _percentiles([m for r in results for m in r.get("wall_ms", ())])
+    figures["stream_count"] = sum(len(r.get("cpu_ms", ())) for r in results)
+    judged = "stream" if figures["stream_count"] else "frames"
+    figures["p50_ms"], figures["p95_ms"] = figures[f"{judged}_cpu"]
+    figures["judged_on"] = (f"CPU time per frame of watch's stream" if judged == "stream"
+                            else "CPU time per independent frame")
+    return figures
+
+
+def print_latency(latency: dict) -> None:
+    print("\nper-frame work on one core, ms (p50 / p95), CPU time and wall clock:")
+    rows = [("stream", "watch's games: read and tracker, frame after frame"),
+            ("frames", "Recognizer.read, independent frames of one table"),
+            ("cold", "a fresh recognizer's first read (knocked boards)")]
+    for kind, what in rows:
+        if latency[f"{kind}_count"]:
+            cpu, wall = latency[f"{kind}_cpu"], latency[f"{kind}_wall"]
+            print(f"  {what} ({latency[f'{kind}_count']} frames): CPU {cpu[0]:.1f} / "
+                  f"{cpu[1]:.1f}, wall {wall[0]:.1f} / {wall[1]:.1f}")
+
+
 def report(records: list[dict], results: list[dict], elapsed: float, args) -> dict:
     overall = cell_figures(records)
-    warm = [r["ms"] for r in records if not r["cold"]]
-    cold = [r["ms"] for r in records if r["cold"]]
-    latency = {"p50_ms": float(np.percentile(warm, 50)), "p95_ms": float(np.percentile(warm, 95)),
-               "cold_p50_ms": float(np.percentile(cold, 50)) if cold else float("nan")}
+    latency = latency_figures(records, results)
     print(f"\nmachine: {cpu_name()} {platform.machine()}, "
           f"Python {platform.python_version()}, OpenCV {cv2.__version__}, NumPy {np.__version__}")
     print(f"frames {overall['frames']} (1280x960), seed {args.seed}, {elapsed:.0f} s in all\n")
@@ -298,9 +363,7 @@ def report(records: list[dict], results: list[dict], elapsed: float, args) -> di
         for r in worst:
             print(f"  {r['table']}, frame {r['frame']}, {r['condition']}: tile on empty "
                   f"{r['false_cells'][:8]}, tile missed {r['missed_cells'][:8]}")
-    print(f"\nRecognizer.read, one core: p50 {latency['p50_ms']:.1f} ms, "
-          f"p95 {latency['p95_ms']:.1f} ms ({len(warm)} frames); "
-          f"a fresh recognizer's first read (knocked boards): p50 {latency['cold_p50_ms']:.1f} ms")
+    print_latency(latency)
     summary: dict[str, Any] = {"recognition": figures, "latency": latency}
     if results:
         placed = sum(r["placed"] for r in results)
@@ -334,7 +397,8 @@ def report(records: list[dict], results: list[dict], elapsed: float, args) -> di
         summary["watch"] = watch_figures
     print("\ngoals: per-cell error <= 0.05% "
           f"({'met' if overall['cell_error'] <= GOALS['cell_error'] else 'NOT met'}), "
-          f"p50 <= 8 ms ({'met' if latency['p50_ms'] <= GOALS['p50_ms'] else 'NOT met'})"
+          f"p50 <= 8 ms ({'met' if latency['p50_ms'] <= GOALS['p50_ms'] else 'NOT met'}, "
+          f"{latency['judged_on']})"
           + ("" if not results else
              f", zero wrong commits ({'met' if summary['watch']['wrong'] == 0 else 'NOT met'}), "
              f"every placement within 1 s "
