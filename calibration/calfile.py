@@ -10,6 +10,14 @@ It also keeps the empty board as the camera saw it, rectified (warped flat,
 ``scale`` pixels a board unit, the grid's bounds plus a margin): the tile
 classifier compares every cell, and the ring of board around the grid, with it.
 
+The lens: cheap camera lenses bend straight lines (barrel distortion), so
+the grid is not quite a homography of the board. ``k1`` is a radial
+distortion about the image centre (see :func:`distort`), estimated from the
+calibration image. Pose matrices stay what they always were, the homography
+through the four corner cells' pixels: with ``k1`` they fix the lens-aware
+map exactly (:meth:`Calibration.to_image`), and without it they are the
+best plain homography. Format 1 files had no lens: they read as ``k1 = 0``.
+
 A file that does not fit is refused with the reason: another rule set or
 board parity, another camera resolution, a newer format, or a damaged file.
 """
@@ -30,7 +38,9 @@ from tabletop.errors import TabletopError
 from tabletop.ruleset import load_rules
 
 FORMAT = "tabletop-calibration"
-VERSION = 1
+VERSION = 2
+#: The distortion's radius is measured in image widths (a focal length of about one
+#: width, as these cameras have): ``k1`` = OpenCV's k1 times (width / focal)^2.
 
 
 class CalibrationError(TabletopError):
@@ -50,6 +60,7 @@ class Calibration:
     origin: tuple[float, float]          # board units at the rectified image's top-left
     reference: np.ndarray                # rectified empty board, BGR uint8
     created: str = ""
+    k1: float = 0.0                      # radial lens distortion (see distort())
     layout: Layout = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -67,6 +78,38 @@ class Calibration:
         """The 3x3 transform from board units to rectified pixels."""
         s, (ox, oy) = self.scale, self.origin
         return np.array([[s, 0, -ox * s], [0, s, -oy * s], [0, 0, 1]], dtype=np.float64)
+
+    def distort(self, pixels: np.ndarray) -> np.ndarray:
+        """Ideal (pinhole) pixels ``(..., 2)`` to where this camera's lens shows them."""
+        return distort(pixels, self.k1, self.image_size)
+
+    def undistort(self, pixels: np.ndarray) -> np.ndarray:
+        """Seen pixels ``(..., 2)`` to ideal ones: the inverse of :meth:`distort`."""
+        return undistort(pixels, self.k1, self.image_size)
+
+    def ideal_matrix(self, to_pixels: np.ndarray) -> np.ndarray:
+        """The board-to-ideal-pixels homography a pose matrix stands for.
+
+        A pose matrix is the homography through the corner cells' seen pixels;
+        undistorting those four fixes the lens-free homography exactly.
+        """
+        if self.k1 == 0.0:
+            return np.asarray(to_pixels, np.float64)
+        corners = self.layout.corner_points()
+        seen = _apply(to_pixels, corners)
+        return _four_point(corners, self.undistort(seen))
+
+    def image_matrix(self, ideal: np.ndarray) -> np.ndarray:
+        """The pose matrix (homography through the corner cells' seen pixels) of an ideal one."""
+        if self.k1 == 0.0:
+            return np.asarray(ideal, np.float64)
+        corners = self.layout.corner_points()
+        return _four_point(corners, self.distort(_apply(ideal, corners)))
+
+    def to_image(self, to_pixels: np.ndarray, points: Any) -> np.ndarray:
+        """Board-unit ``points`` (N, 2) to seen pixels under the pose matrix ``to_pixels``."""
+        points = np.asarray(points, np.float64).reshape(-1, 2)
+        return self.distort(_apply(self.ideal_matrix(to_pixels), points))
 
     def check_fits(self, rules: str | None = None, image_size: tuple[int, int] | None = None,
                    options: Mapping[str, Any] | None = None) -> None:
@@ -100,6 +143,8 @@ class Calibration:
             "corner_labels": [self.layout.geometry.labels[c] for c in self.layout.geometry.corners()],
             "markers": {str(k): v.round(5).tolist() for k, v in sorted(self.markers.items())},
             "scale": self.scale, "origin": list(self.origin),
+            "lens": {"k1": float(self.k1), "centre": "image centre",
+                     "radius_unit": "image width"},
             "reference_png": base64.b64encode(png.tobytes()).decode("ascii"),
         }
 
@@ -148,7 +193,50 @@ def _from_json(data: dict[str, Any]) -> Calibration:
         corners_px=np.asarray(data["corners_px"], dtype=np.float64).reshape(4, 2),
         markers=markers, scale=float(data["scale"]),
         origin=(float(data["origin"][0]), float(data["origin"][1])),
-        reference=reference, created=str(data.get("created", "")))
+        reference=reference, created=str(data.get("created", "")),
+        # Format 1 knew no lens: a straight one.
+        k1=float(data["lens"]["k1"]) if data["version"] >= 2 else 0.0)
     if len(markers) < 2:
         raise ValueError("fewer than two markers")
     return calibration
+
+
+def distort(pixels: Any, k1: float, image_size: tuple[int, int]) -> np.ndarray:
+    """Ideal pixels ``(..., 2)`` to seen ones: ``p' = c + (p - c)(1 + k1 r^2)``.
+
+    ``c`` is the image centre and ``r = |p - c| / width``: OpenCV's radial
+    model with the principal point at the centre and a focal length of one
+    image width (a real camera's offset centre is absorbed by the homography
+    well enough: under half a pixel on the renderer's strongest lens).
+    """
+    centre = np.array(image_size, np.float64) / 2
+    unit = float(image_size[0])
+    xy = (np.asarray(pixels, np.float64) - centre) / unit
+    r2 = (xy ** 2).sum(axis=-1, keepdims=True)
+    return xy * (1 + k1 * r2) * unit + centre
+
+
+def undistort(pixels: Any, k1: float, image_size: tuple[int, int]) -> np.ndarray:
+    """The inverse of :func:`distort` (Newton's method on the radius: exact to 1e-9 px)."""
+    pixels = np.asarray(pixels, np.float64)
+    if k1 == 0.0:
+        return pixels.copy()
+    centre = np.array(image_size, np.float64) / 2
+    unit = float(image_size[0])
+    xy = (pixels - centre) / unit
+    seen = np.sqrt((xy ** 2).sum(axis=-1, keepdims=True))
+    ideal = seen.copy()
+    for _ in range(8):
+        ideal -= (ideal * (1 + k1 * ideal ** 2) - seen) / (1 + 3 * k1 * ideal ** 2)
+    ratio = np.divide(ideal, seen, out=np.ones_like(seen), where=seen > 0)
+    return xy * ratio * unit + centre
+
+
+def _apply(matrix: np.ndarray, points: np.ndarray) -> np.ndarray:
+    return cv2.perspectiveTransform(np.asarray(points, np.float64).reshape(-1, 1, 2),
+                                    np.asarray(matrix, np.float64)).reshape(-1, 2)
+
+
+def _four_point(board: np.ndarray, pixels: np.ndarray) -> np.ndarray:
+    return cv2.getPerspectiveTransform(np.asarray(board, np.float32),
+                                       np.asarray(pixels, np.float32)).astype(np.float64)

@@ -15,13 +15,14 @@ board units, so later frames find the grid from the markers alone.
 from __future__ import annotations
 
 import datetime
+from collections.abc import Callable
 from typing import Any, Mapping, Sequence
 
 import cv2
 import numpy as np
 
-from calibration.calfile import Calibration, CalibrationError
-from calibration.layout import layout_for
+from calibration.calfile import Calibration, CalibrationError, distort, undistort
+from calibration.layout import Layout, layout_for
 from calibration.markers import MARKER_IDS, detect_markers
 from tabletop.errors import TabletopError
 from tabletop.ruleset import load_rules
@@ -32,6 +33,16 @@ SCALE = 32.0
 #: How far the rectified image reaches beyond the outermost cell centres, in board
 #: units: the cells themselves (half a unit) and a ring of board around them.
 MARGIN = 1.0
+#: The distortions looked for (calfile's k1: radius in image widths). The renderer's
+#: lenses span about -0.25..0.17; real webcams and the Pi camera lie well inside.
+K1_RANGE = (-0.5, 0.35)
+#: Cell patches for measuring the lens: samples per board unit, half-width in units.
+LENS_SAMPLES, LENS_HALF = 24, 0.6
+#: A lattice fitted worse than this (rms pixels) was not measured: assume a straight lens.
+LENS_FIT_PX = 1.5
+#: Half-width and half-height (units) of the middle of a cell left out when measuring the
+#: lens: the printed label, which differs from cell to cell.
+LABEL_BOX = (0.34, 0.17)
 
 
 def homography(board: np.ndarray, pixels: np.ndarray) -> np.ndarray:
@@ -81,21 +92,26 @@ def calibrate(image: np.ndarray, corners_px: Sequence[Sequence[float]], rules: s
     _check_corners(corners, width, height, [geometry.labels[c] for c in geometry.corners()],
                    layout.corner_points())
     to_pixels = homography(layout.corner_points(), corners)
-    seen = detect_markers(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    k1 = estimate_k1(grey, corners, layout)
+    seen = detect_markers(grey)
     missing = [i for i in MARKER_IDS if i not in seen]
     if missing:
         raise CalibrationError(
             f"marker{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))} not found in "
             f"the calibration image: all four must be visible (print them with `tabletop markers`)")
-    to_board = np.linalg.inv(to_pixels)
-    markers = {i: project(to_board, seen[i]) for i in MARKER_IDS}
+    # Markers are measured through the lens-free grid: their corners undistorted first.
+    ideal = _ideal(layout.corner_points(), corners, k1, (width, height))
+    to_board = np.linalg.inv(ideal)
+    markers = {i: project(to_board, undistort(seen[i], k1, (width, height))) for i in MARKER_IDS}
     _check_markers_off_grid(markers, layout)
     xmin, ymin, xmax, ymax = layout.bounds(MARGIN)
     calibration = Calibration(
         rules=ruleset.source, options={k: v for k, v in dict(options or {}).items()},
         image_size=(width, height), corners_px=corners, markers=markers, scale=SCALE,
         origin=(xmin, ymin), reference=np.zeros((1, 1, 3), np.uint8),
-        created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))
+        created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        k1=k1)
     size = (int(round((xmax - xmin) * SCALE)), int(round((ymax - ymin) * SCALE)))
     calibration.reference = rectify(image, to_pixels, calibration, size)
     return calibration
@@ -105,10 +121,13 @@ def rectify(image: np.ndarray, to_pixels: np.ndarray, calibration: Calibration,
             size: tuple[int, int] | None = None) -> np.ndarray:
     """The board in ``image`` warped flat: the calibration's rectified view of it."""
     size = size or calibration.rectified_size
-    rectified_to_pixels = to_pixels @ np.linalg.inv(calibration.board_to_rectified())
-    return cv2.warpPerspective(image, rectified_to_pixels, size,
-                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                               borderMode=cv2.BORDER_REPLICATE)
+    if calibration.k1 == 0.0:
+        rectified_to_pixels = to_pixels @ np.linalg.inv(calibration.board_to_rectified())
+        return cv2.warpPerspective(image, rectified_to_pixels, size,
+                                   flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                   borderMode=cv2.BORDER_REPLICATE)
+    maps = _rectify_maps(calibration, to_pixels, size)
+    return cv2.remap(image, *maps, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
 class Rectifier:
@@ -125,12 +144,118 @@ class Rectifier:
         return cv2.remap(image, *self._maps, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
     def _build(self, to_pixels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        width, height = self.calibration.rectified_size
-        ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
-        rectified_to_pixels = to_pixels @ np.linalg.inv(self.calibration.board_to_rectified())
-        points = cv2.perspectiveTransform(np.stack([xs, ys], axis=-1).reshape(-1, 1, 2),
-                                          rectified_to_pixels).reshape(height, width, 2)
-        return cv2.convertMaps(points[..., 0], points[..., 1], cv2.CV_16SC2)
+        return _rectify_maps(self.calibration, to_pixels, self.calibration.rectified_size)
+
+
+def _rectify_maps(calibration: Calibration, to_pixels: np.ndarray,
+                  size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Fixed-point remap maps: each rectified pixel's source pixel, the lens included."""
+    width, height = size
+    ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
+    ideal = calibration.ideal_matrix(to_pixels)
+    rectified_to_pixels = ideal @ np.linalg.inv(calibration.board_to_rectified())
+    points = cv2.perspectiveTransform(np.stack([xs, ys], axis=-1).reshape(-1, 1, 2),
+                                      rectified_to_pixels).reshape(height, width, 2)
+    xs, ys = points[..., 0], points[..., 1]
+    if calibration.k1 != 0.0:
+        # calfile.distort, in place in float32: a third of the cost of building the map.
+        cx, cy = (v / 2 for v in calibration.image_size)
+        unit = float(calibration.image_size[0])
+        xs -= cx
+        ys -= cy
+        gain = cv2.magnitude(xs, ys)
+        cv2.multiply(gain, gain, dst=gain, scale=calibration.k1 / unit ** 2)
+        gain += 1
+        xs *= gain
+        ys *= gain
+        xs += cx
+        ys += cy
+    return cv2.convertMaps(xs, ys, cv2.CV_16SC2)
+
+
+def estimate_k1(grey: np.ndarray, corners_px: np.ndarray, layout: Layout) -> float:
+    """The lens's radial distortion (calfile's ``k1``) from an image of the empty board.
+
+    Every cell is printed alike (outline and neighbours' edges; the label in
+    the middle differs and is left out), so each cell's patch is the mean patch
+    shifted by where the cell really lies. Those shifts (one Lucas-Kanade step
+    against the mean, repeated as the model improves) give every cell centre's
+    pixel; the lens is then the k1 whose undistorted centres a homography fits
+    best. The tapped corners only start it: they need not be exact.
+    """
+    height, width = grey.shape[:2]
+    size = (width, height)
+    grey = grey.astype(np.float32)
+    # Band-pass: the printed lines and edges, not the light's slow gradients.
+    band = cv2.GaussianBlur(grey, (0, 0), 1.5) - cv2.GaussianBlur(grey, (0, 0), 6.0)
+    n = round(2 * LENS_HALF * LENS_SAMPLES)
+    u = (np.arange(n) + 0.5) / LENS_SAMPLES - LENS_HALF
+    gx, gy = np.meshgrid(u, u)
+    use = ~((np.abs(gx) < LABEL_BOX[0]) & (np.abs(gy) < LABEL_BOX[1]))
+    centres = np.asarray(layout.centres, np.float64)
+    cells = len(centres)
+    samples = (centres[:, None, :] + np.stack([gx, gy], axis=-1).reshape(1, -1, 2)).reshape(-1, 2)
+    k1, ideal = 0.0, homography(layout.corner_points(), corners_px)
+    residual = np.zeros(cells)
+    for _ in range(3):
+        pixels = distort(project(ideal, samples), k1, size).astype(np.float32)
+        patches = cv2.remap(band, pixels[:, 0].reshape(cells, -1), pixels[:, 1].reshape(cells, -1),
+                            cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).reshape(cells, n, n)
+        mean = patches.mean(axis=0)
+        dy, dx = np.gradient(mean)
+        gradient = np.stack([dx[use], dy[use]], axis=-1)
+        # patch(u) = mean(u + d): the cell's own pattern lies d samples before where it was sought.
+        shift = np.linalg.lstsq(gradient, (patches - mean)[:, use].T, rcond=None)[0].T
+        seen = distort(project(ideal, centres - shift / LENS_SAMPLES), k1, size)
+
+        def misfit(k: float, seen: np.ndarray = seen) -> float:
+            return float((_lattice_fit(centres, seen, k, size)[1] ** 2).mean())
+
+        k1 = _minimise(misfit, *K1_RANGE)
+        matrix, residual = _lattice_fit(centres, seen, k1, size)
+        if matrix is None or not np.all(np.isfinite(residual)):
+            return 0.0
+        ideal = matrix
+    if float(np.sqrt((residual ** 2).mean())) > LENS_FIT_PX:
+        return 0.0
+    return k1
+
+
+def _lattice_fit(centres: np.ndarray, seen: np.ndarray, k1: float,
+                 size: tuple[int, int]) -> tuple[np.ndarray | None, np.ndarray]:
+    """The homography best fitting the cells' undistorted pixels, and each cell's miss (px)."""
+    matrix, _ = cv2.findHomography(centres, undistort(seen, k1, size), 0)
+    if matrix is None:
+        return None, np.full(len(centres), np.inf)
+    return matrix, np.linalg.norm(distort(project(matrix, centres), k1, size) - seen, axis=1)
+
+
+def _minimise(cost: Callable[[float], float], low: float, high: float, steps: int = 36, tolerance: float = 1e-4) -> float:
+    """The minimum of a one-variable ``cost`` on [low, high]: a coarse scan, then golden sections.
+
+    The scan keeps the search out of a far, shallow dip; the sections refine the best bracket.
+    """
+    grid = np.linspace(low, high, steps)
+    best = int(np.argmin([cost(float(v)) for v in grid]))
+    a, b = float(grid[max(best - 1, 0)]), float(grid[min(best + 1, steps - 1)])
+    ratio = (np.sqrt(5) - 1) / 2
+    c, d = b - ratio * (b - a), a + ratio * (b - a)
+    fc, fd = cost(c), cost(d)
+    while b - a > tolerance:
+        if fc < fd:
+            b, d, fd = d, c, fc
+            c = b - ratio * (b - a)
+            fc = cost(c)
+        else:
+            a, c, fc = c, d, fd
+            d = a + ratio * (b - a)
+            fd = cost(d)
+    return (a + b) / 2
+
+
+def _ideal(board: np.ndarray, pixels: np.ndarray, k1: float, size: tuple[int, int]) -> np.ndarray:
+    """The lens-free homography through these points' undistorted pixels."""
+    return homography(board, undistort(pixels, k1, size))
 
 
 def _check_corners(corners: np.ndarray, width: int, height: int, labels: list[str],

@@ -5,15 +5,26 @@ from the calibration, give the board's pose (a homography from board units
 to pixels). Small changes are smoothed (sub-pixel jitter of the detector);
 a sudden large change is believed only once several frames agree (a bumped
 board), so one bad detection never moves the grid; with one or two markers
-in view the last pose is moved rigidly with them,
-and with none it is kept.
+in view the last pose is moved rigidly with them, and with none it is kept.
+All this happens in ideal (lens-free) pixels: the
+markers' corners are undistorted first, so a bumped board, which moves
+through the lens, still fits one homography. The pose handed out is the
+calibration's kind (see :meth:`Calibration.image_matrix`).
 
-Markers are looked for first in small windows around where they were: the
-whole frame is searched (at reduced size) only when one has gone missing.
+Markers are cheap to follow and dear to find. A marker seen last frame is
+kept where it was while its own box looks the same (a half-size thumbnail at
+a fixed contrast, which shows a shift of a third of a pixel but not a change
+of light), and looked for again in a window round it otherwise. A missing
+marker, or one whose box changed because a hand came over it, is looked for
+only if its printed pattern shows where the pose puts it: a hand over it
+costs a 36x36 warp, not a detection. The whole frame is searched, at reduced
+size, only now and then: the safety net for a board moved while its markers
+were covered.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import cv2
@@ -21,7 +32,7 @@ import numpy as np
 
 from calibration.calfile import Calibration
 from calibration.calibrate import homography, project
-from calibration.markers import detect_markers
+from calibration.markers import MODULES, detect_markers, dictionary, modules
 
 #: Movement of the grid's corners (pixels) below which a new pose is jitter, smoothed away.
 JITTER_PX = 2.0
@@ -36,12 +47,19 @@ SMOOTHING = 0.35
 SEARCH_WIDTH = 800
 #: Markers needed for a full perspective pose; fewer update the last pose rigidly.
 FULL_POSE = 3
-#: While some marker is missing, the whole frame is searched for it every this many frames
-#: (a third of it when none is in view).
-SEARCH_EVERY = 3
-#: A marker's window is still while fewer than MOVED_PIXELS of its THUMBxTHUMB thumbnail
-#: changed by more than STILL grey levels (noise moves many a little, an edge few a lot).
-THUMB, STILL, MOVED_PIXELS = 32, 30, 4
+#: With no marker in view the whole frame is searched every SEARCH_BLIND frames (the board
+#: may have moved under the hand). With some in view the pose follows the board and a
+#: missing marker is looked for where it says; the whole frame only every SEARCH_EVERY.
+SEARCH_EVERY, SEARCH_BLIND = 30, 3
+#: A marker is still while fewer than MOVED_PIXELS of its half-size thumbnail (scaled to a
+#: standard deviation of THUMB_SPREAD) changed by more than STILL. The renderer's camera
+#: noise moves none that far; a shift of 0.3 px moves 40-100 of a marker's edge pixels.
+THUMB_SCALE, STILL, MOVED_PIXELS, THUMB_SPREAD = 0.5, 20, 4, 64.0
+#: A marker found this far (pixels) from where it was means the board moved.
+KNOCK_PX = 1.0
+#: The pattern probe: samples per module, and modules (of 36) allowed to disagree (a
+#: prediction a third of a module off blurs a few), and the least contrast (grey levels).
+PROBE, PROBE_MISMATCH, PROBE_CONTRAST = 6, 3, 40
 
 
 @dataclass(frozen=True)
@@ -59,32 +77,44 @@ class PoseTracker:
     def __init__(self, calibration: Calibration) -> None:
         self.calibration = calibration
         self.corner_points = calibration.layout.corner_points()
-        self._corners: np.ndarray | None = None      # the grid's corners in pixels, as believed
+        self._corners: np.ndarray | None = None      # the grid's corners in ideal pixels, as believed
         self._candidate: list[np.ndarray] = []       # a jump's corners, frame by frame
         self._last_seen: dict[int, np.ndarray] = {}  # marker id -> pixel corners last frame
-        self._thumbs: dict[int, np.ndarray] = {}     # marker id -> its window, tiny, last time
+        self._thumbs: dict[int, np.ndarray] = {}     # marker id -> its thumbnail when last found
         self._unsearched = 0                         # frames since the whole frame was searched
-        self.matrix: np.ndarray | None = None
+        self._measured: np.ndarray | None = None     # last frame's measured corners
+        self._remeasure = True                       # some marker's corners changed since
+        self.matrix: np.ndarray | None = None        # board units to pixels (calibration's kind)
+        self._ideal: np.ndarray | None = None        # board units to ideal pixels
         # Where the board lay when calibrated: the start for a pose from few markers.
-        self._calibrated = homography(self.corner_points, calibration.corners_px)
+        self._calibrated = homography(self.corner_points, calibration.undistort(calibration.corners_px))
 
     def update(self, image: np.ndarray) -> Pose | None:
         """The pose for this frame, grey or BGR (None until the markers have been seen once)."""
-        seen = self._detect(image)
-        known = {i: c for i, c in seen.items() if i in self.calibration.markers}
+        known = self._detect(image)
         if not known:
+            self._measured = None
             return None if self.matrix is None else Pose(self.matrix, 0, "held")
-        board = np.concatenate([self.calibration.markers[i] for i in sorted(known)])
-        pixels = np.concatenate([known[i] for i in sorted(known)])
-        if len(known) >= FULL_POSE:
-            measured = project(homography(board, pixels), self.corner_points)
-        else:
-            measured = self._moved(board, pixels)
-            if measured is None:
-                return None if self.matrix is None else Pose(self.matrix, len(known), "held")
+        if self._remeasure or self._measured is None:
+            # Fitting is skipped when every marker kept its corners: the same measurement.
+            self._measured = self._measure(known)
+        measured = self._measured
+        if measured is None:
+            return None if self.matrix is None else Pose(self.matrix, len(known), "held")
+        before = self._corners
         state = self._believe(measured)
-        self.matrix = homography(self.corner_points, self._corners)
+        if self._corners is not before:
+            self._ideal = homography(self.corner_points, self._corners)
+            self.matrix = self.calibration.image_matrix(self._ideal)
         return Pose(self.matrix, len(known), state)
+
+    def _measure(self, known: dict[int, np.ndarray]) -> np.ndarray | None:
+        """The grid's corners (ideal pixels) from these markers' pixel corners."""
+        board = np.concatenate([self.calibration.markers[i] for i in sorted(known)])
+        pixels = self.calibration.undistort(np.concatenate([known[i] for i in sorted(known)]))
+        if len(known) >= FULL_POSE:
+            return project(homography(board, pixels), self.corner_points)
+        return self._moved(board, pixels)
 
     def _moved(self, board: np.ndarray, pixels: np.ndarray) -> np.ndarray | None:
         """The grid's corners from one or two markers: the board moved rigidly since last seen.
@@ -92,7 +122,7 @@ class PoseTracker:
         Two markers fix a full perspective badly (small, close together, seen
         through a lens); a shift, turn and scale of the last pose they fix well.
         """
-        base = self.matrix if self.matrix is not None else self._calibrated
+        base = self._ideal if self._ideal is not None else self._calibrated
         moved, _ = cv2.estimateAffinePartial2D(project(base, board), pixels)
         if moved is None:
             return None
@@ -123,34 +153,69 @@ class PoseTracker:
         return "moving"
 
     def _detect(self, image: np.ndarray) -> dict[int, np.ndarray]:
+        """Every calibrated marker in view: id -> its corners in pixels."""
         found: dict[int, np.ndarray] = {}
         thumbs: dict[int, np.ndarray] = {}
-        for marker_id, corners in self._last_seen.items():
-            x0, y0, x1, y1 = _window(corners, image.shape)
-            patch = _grey(image[y0:y1, x0:x1])
-            thumb = cv2.resize(patch, (THUMB, THUMB), interpolation=cv2.INTER_AREA).astype(np.int16)
-            before = self._thumbs.get(marker_id)
-            # An unchanged window holds the marker where it was: no need to look again.
-            # A marker's edges moving even a few pixels change some thumbnail pixels a lot.
-            if before is not None and before.shape == thumb.shape and \
-                    int((np.abs(thumb - before) > STILL).sum()) < MOVED_PIXELS:
-                found[marker_id], thumbs[marker_id] = corners, before
-                continue
-            near = detect_markers(patch)
-            if marker_id in near:
-                found[marker_id], thumbs[marker_id] = near[marker_id] + (x0, y0), thumb
+        remeasure = False
+        vanished: list[int] = []    # seen last frame, their pattern gone from there now
+        knocked = False             # a marker found well away from where it was
+        for marker_id in sorted(self.calibration.markers):
+            corners = self._last_seen.get(marker_id)
+            if corners is not None:
+                thumb = _thumb(image, corners)
+                before = self._thumbs.get(marker_id)
+                # An unchanged box holds the marker where it was: no need to look again.
+                if before is not None and before.shape == thumb.shape and \
+                        int((np.abs(thumb - before) > STILL).sum()) < MOVED_PIXELS:
+                    found[marker_id], thumbs[marker_id] = corners, before
+                    continue
+                # Changed: a hand come over it (no pattern: no detection) or the board moved.
+                if not _pattern_shows(image, corners, marker_id):
+                    vanished.append(marker_id)
+                    continue
+            else:
+                # Missing: look only where the pose puts it, and only if its pattern shows.
+                corners = self._expected(marker_id)
+                if not _pattern_shows(image, corners, marker_id):
+                    continue
+            near = _find(image, _window(corners, image.shape), marker_id)
+            if near is not None:
+                found[marker_id] = near
+                thumbs[marker_id] = _thumb(image, near)
+                remeasure = True
+                knocked = knocked or float(np.abs(near - corners).max()) > KNOCK_PX
+        if knocked or not found:
+            # A marker moved, or every one is gone at once: more likely a knock of the board
+            # than hands, so the vanished ones are looked for near where they were.
+            for marker_id in vanished:
+                near = _find(image, _window(self._last_seen[marker_id], image.shape), marker_id)
+                if near is not None:
+                    found[marker_id], thumbs[marker_id] = near, _thumb(image, near)
+                    remeasure = True
         self._unsearched += 1
-        # A missing marker is usually under a hand: searching the whole frame for it
-        # every frame would cost more than the rest of the frame's work, so look now and then.
-        wait = SEARCH_EVERY if found else SEARCH_EVERY // 3
+        # A missing marker is usually under a hand: searching the whole frame for it costs
+        # more than the rest of the frame's work, so look now and then (often when blind).
+        wait = SEARCH_EVERY if found else SEARCH_BLIND
         if len(found) < len(self.calibration.markers) and \
-                (not self._last_seen or self._unsearched >= wait):
+                (self.matrix is None or self._unsearched >= wait):
             self._unsearched = 0
-            for marker_id, corners in _search(_grey(image)).items():
-                found.setdefault(marker_id, corners)
-        self._last_seen = found or self._last_seen
-        self._thumbs = thumbs
+            searched = _search(_grey(image), set(self.calibration.markers), set(found),
+                               thorough=self.matrix is None)
+            for marker_id, corners in searched.items():
+                if marker_id in self.calibration.markers:
+                    found[marker_id] = corners
+                    thumbs[marker_id] = _thumb(image, corners)
+                    remeasure = True
+        if set(found) != set(self._last_seen):
+            remeasure = True
+        self._remeasure = remeasure
+        self._last_seen, self._thumbs = found, thumbs
         return found
+
+    def _expected(self, marker_id: int) -> np.ndarray:
+        """Where the believed pose puts a marker's corners, in pixels."""
+        ideal = self._ideal if self._ideal is not None else self._calibrated
+        return self.calibration.distort(project(ideal, self.calibration.markers[marker_id]))
 
 
 def _grey(image: np.ndarray) -> np.ndarray:
@@ -166,16 +231,82 @@ def _window(corners: np.ndarray, shape: tuple[int, ...]) -> tuple[int, int, int,
     return max(x0, 0), max(y0, 0), min(x1, shape[1]), min(y1, shape[0])
 
 
-def _search(grey: np.ndarray) -> dict[int, np.ndarray]:
-    """Markers anywhere in the frame, found on a reduced copy, then refined at full size."""
+def _thumb(image: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """The marker and a rim of its surroundings, grey, at half size: what must stay still.
+
+    A ninth of the search window's area: any move of the marker changes its own box.
+    """
+    low, high = corners.min(axis=0), corners.max(axis=0)
+    rim = max(0.25 * float((high - low).max()), 4.0)
+    x0, y0 = np.maximum((low - rim).astype(int), 0)
+    x1, y1 = (high + rim).astype(int)
+    patch = _grey(image[y0:y1, x0:x1])
+    small = cv2.resize(patch, None, fx=THUMB_SCALE, fy=THUMB_SCALE,
+                       interpolation=cv2.INTER_AREA).astype(np.float32)
+    # To a fixed contrast: the light or the camera's exposure changing moves no marker.
+    mean, spread = cv2.meanStdDev(small)
+    return (small - float(mean[0, 0])) * (THUMB_SPREAD / max(float(spread[0, 0]), 1.0))
+
+
+def _pattern_shows(image: np.ndarray, corners: np.ndarray, marker_id: int) -> bool:
+    """Whether the marker's printed modules show at these corners (OpenCV's order)."""
+    side = MODULES * PROBE
+    square = np.array([[0, 0], [side, 0], [side, side], [0, side]], np.float32)
+    warp = cv2.getPerspectiveTransform(np.asarray(corners, np.float32), square)
+    patch = _grey(cv2.warpPerspective(image, warp, (side, side), flags=cv2.INTER_LINEAR,
+                                      borderMode=cv2.BORDER_REPLICATE))
+    # Each module's middle half: a prediction a little off still samples the right module.
+    inner = slice(PROBE // 4, PROBE - PROBE // 4)
+    cells = patch.reshape(MODULES, PROBE, MODULES, PROBE)[:, inner, :, inner].mean(axis=(1, 3))
+    low, high = float(cells.min()), float(cells.max())
+    if high - low < PROBE_CONTRAST:
+        return False
+    agree = int(((cells > (low + high) / 2) == modules(marker_id)).sum())
+    return agree >= MODULES * MODULES - PROBE_MISMATCH
+
+
+@functools.cache
+def _quick_detector() -> cv2.aruco.ArucoDetector:
+    """One adaptive threshold (the shared detector tries six): a fifth of the cost.
+
+    Only for finding markers roughly in the whole frame: its corners
+    can differ from the shared detector's by a pixel or two on small markers,
+    and the calibration measured the markers with the shared one, so every
+    corner the pose uses comes from the shared detector (:func:`_find`).
+    """
+    params = cv2.aruco.DetectorParameters()
+    params.adaptiveThreshWinSizeMin = params.adaptiveThreshWinSizeMax = 15
+    return cv2.aruco.ArucoDetector(dictionary(), params)
+
+
+def _find(image: np.ndarray, box: tuple[int, int, int, int], marker_id: int) -> np.ndarray | None:
+    """One marker's corners (pixels) within ``box``, or None."""
+    x0, y0, x1, y1 = box
+    near = detect_markers(_grey(image[y0:y1, x0:x1]))
+    return near[marker_id] + np.array([x0, y0], np.float32) if marker_id in near else None
+
+
+def _search(grey: np.ndarray, wanted: set[int], known: set[int],
+            thorough: bool = True) -> dict[int, np.ndarray]:
+    """The ``wanted`` markers but ``known`` ones anywhere in the frame: found on a reduced
+    copy, refined at full size.
+
+    The one-threshold detector looks first; ``thorough`` (a first look, with
+    no pose to hold) adds the shared detector's six thresholds for any still
+    missing. Every corner is the shared detector's, as in :func:`_find`.
+    """
     factor = min(1.0, SEARCH_WIDTH / grey.shape[1])
-    if factor >= 1.0:
-        return detect_markers(grey)
-    small = cv2.resize(grey, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
+    small = grey if factor >= 1.0 else cv2.resize(grey, None, fx=factor, fy=factor,
+                                                  interpolation=cv2.INTER_AREA)
+    rough: dict[int, tuple[np.ndarray, bool]] = {}   # id -> corners, final already
+    for detector in (_quick_detector(), None) if thorough else (_quick_detector(),):
+        for marker_id, corners in detect_markers(small, detector).items():
+            if marker_id in wanted and marker_id not in known and marker_id not in rough:
+                rough[marker_id] = corners / factor, detector is None and factor >= 1.0
+        if wanted <= known | set(rough):
+            break
     found = {}
-    for marker_id, corners in detect_markers(small).items():
-        rough = corners / factor
-        x0, y0, x1, y1 = _window(rough, grey.shape)
-        exact = detect_markers(grey[y0:y1, x0:x1])
-        found[marker_id] = exact[marker_id] + (x0, y0) if marker_id in exact else rough
+    for marker_id, (corners, final) in rough.items():
+        exact = None if final else _find(grey, _window(corners, grey.shape), marker_id)
+        found[marker_id] = corners if exact is None else exact
     return found

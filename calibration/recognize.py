@@ -17,8 +17,16 @@ import numpy as np
 from calibration.calfile import Calibration, CalibrationError
 from calibration.calibrate import Rectifier, homography
 from calibration.classify import CellReading, TileClassifier
-from calibration.pose import PoseTracker
-from calibration.tracker import HOLD, Reading, StabilityTracker
+from calibration.pose import Pose, PoseTracker
+from calibration.tracker import HOLD, MANY, Reading, StabilityTracker
+
+#: Suspect frames in a row on which the pose is found afresh; after that, one in RECHECK_EVERY
+#: (each costs a whole-frame search), and a clear board read the same way is believed.
+RECHECKS, RECHECK_EVERY = 3, 10
+#: Frames in a row not read clear (10 frames a second) after which the pose is doubted.
+UNCLEAR_FRAMES = 10
+#: Markers a fresh pose needs: fewer only move a last pose, and a fresh tracker has none.
+FRESH_MARKERS = 3
 
 
 @dataclass(frozen=True)
@@ -41,14 +49,23 @@ class Observation:
 
 
 class Recognizer:
-    """Reads frames of one calibrated table, following the board from frame to frame."""
+    """Reads frames of one calibrated table, following the board from frame to frame.
 
-    def __init__(self, calibration: Calibration) -> None:
+    With ``verify`` (``watch``'s stream of one still table), a board that
+    suddenly reads very differently is also read with a pose found afresh
+    from that frame's markers, and the better reading kept (see :meth:`_suspect`).
+    """
+
+    def __init__(self, calibration: Calibration, verify: bool = False) -> None:
         self.calibration = calibration
         self.poses = PoseTracker(calibration)
         self.classifier = TileClassifier(calibration)
         self.rectify = Rectifier(calibration)
         self._fallback = homography(calibration.layout.corner_points(), calibration.corners_px)
+        self.verify = verify
+        self._doubts = 0                                # suspect frames in a row
+        self._unclear = 0                               # frames in a row not read clear
+        self._trusted: frozenset[int] | None = None     # the tiles of the last trusted clear frame
 
     def read(self, image: np.ndarray) -> Observation:
         """The observation of one BGR frame of the calibration's size."""
@@ -61,14 +78,84 @@ class Recognizer:
         matrix, markers, state = (self._fallback, 0, "calibration") if pose is None else \
             (pose.matrix, pose.markers, pose.state)
         reading = self.classifier.read(self.rectify(image, matrix))
+        if self.verify and pose is not None and state != "moving":
+            pose, reading = self._verified(image, pose, reading)
+            matrix, markers, state = pose.matrix, pose.markers, pose.state
         clear = reading.clear and state != "moving"
         return Observation(reading.occupied, reading.uncertain, clear, markers, state, reading)
+
+    def _verified(self, image: np.ndarray, pose: Pose,
+                  reading: CellReading) -> tuple[Pose, CellReading]:
+        self._unclear = 0 if reading.clear else self._unclear + 1
+        suspect = self._suspect(reading)
+        if suspect and self._may_recheck():
+            checked = self._recheck(image, reading)
+            if checked is not None:
+                pose, reading = checked
+                self._unclear = 0 if reading.clear else self._unclear
+                suspect = self._suspect(reading)
+        if not suspect:
+            self._doubts = 0
+        if reading.clear and (not suspect or self._doubts > RECHECKS):
+            # A board read the same way after several fresh poses has really changed
+            # (a lamp): it is what later frames are held against.
+            self._trusted, self._doubts = reading.occupied, 0
+        return pose, reading
+
+    def _suspect(self, reading: CellReading) -> bool:
+        """Whether the followed pose may have gone wrong: the grid no longer fits the board.
+
+        A clear board whose tiles change by many cells at once, a board that
+        cannot be read at all, or one not clear for long, is what a grid a
+        few pixels off looks like (a small knock the pose followed only
+        halfway: the cells and the ring around them no longer match the
+        empty board's). A hand changes cells too, but is not read clear,
+        rarely makes the whole board unreadable, and soon leaves.
+        """
+        if _unreadable(reading) or self._unclear >= UNCLEAR_FRAMES:
+            return True
+        return reading.clear and self._trusted is not None and \
+            len(reading.occupied ^ self._trusted) > MANY
+
+    def _may_recheck(self) -> bool:
+        """The first RECHECKS suspect frames in a row, then one in RECHECK_EVERY (each is costly)."""
+        self._doubts += 1
+        return self._doubts <= RECHECKS or self._doubts % RECHECK_EVERY == 0
+
+    def _recheck(self, image: np.ndarray, reading: CellReading) -> tuple[Pose, CellReading] | None:
+        """A pose found afresh from this frame's markers alone, if its reading is clearly better."""
+        fresh = PoseTracker(self.calibration)
+        pose = fresh.update(image)
+        # Fewer than three markers only move the last pose: a fresh one has none to move.
+        if pose is None or pose.markers < FRESH_MARKERS:
+            return None
+        again = self.classifier.read(self.rectify(image, pose.matrix))
+        # Clearly better, or jitter between two good poses would be taken for a fix.
+        better = (again.clear and not reading.clear) or \
+            _misfit(again, self._trusted) + MANY < _misfit(reading, self._trusted)
+        if not better:
+            return None
+        self.poses = fresh
+        return pose, again
+
+
+def _unreadable(reading: CellReading) -> bool:
+    """Every cell undecided: the classifier could not read the board at all."""
+    return not reading.occupied and len(reading.uncertain) == len(reading.structure)
+
+
+def _misfit(reading: CellReading, trusted: frozenset[int] | None) -> int:
+    """How badly a reading fits the board last trusted (an unreadable board worst)."""
+    if _unreadable(reading):
+        return 1 << 30
+    return len(reading.occupied ^ trusted) + len(reading.uncertain) if trusted is not None \
+        else len(reading.uncertain)
 
 
 def watch(frames: Iterable[tuple[int, float, np.ndarray]], calibration: Calibration,
           hold: float = HOLD) -> Iterator[dict]:
     """Commits and warnings for a stream of ``(index, seconds, BGR image)`` frames."""
-    recognizer = Recognizer(calibration)
+    recognizer = Recognizer(calibration, verify=True)
     labels = calibration.layout.geometry.labels
     tracker = StabilityTracker(hold, label=labels.__getitem__)
     for index, seconds, image in frames:

@@ -2,23 +2,44 @@
 
 The tracker is fed one :class:`Reading` a frame (which cells hold a tile, which
 it could not decide, whether anything is over the board). It acts only on a
-*stable* board: clear, and read the same way for ``hold`` seconds. The first
-stable board is its reference (it may already hold tiles). After that, a stable
-board that differs from the reference by exactly one new tile commits that
-tile; any other difference (two new tiles, a tile gone or moved, many cells
-at once as when a lamp is switched on) is a warning, never a commit, and the
-board as it now stands becomes the reference.
+*still* board: clear, and no cell read as a tile in one frame and as empty in
+another for ``hold`` seconds (a cell read undecided in some frames is no
+change: the classifier doubts, the board has not moved). Over that stretch a
+cell is *settled* as a tile when it was read as one at least once, as empty
+when it was read empty at least once, and stays *undecided* when every frame
+doubted it.
+
+The first still board is its reference (it may already hold tiles; cells
+undecided there are *unknown*). After that, only cells a hand has been over
+since the last decision can have changed: a hand is needed to put a tile down
+or take one away, and the cell under it reads as covered while it is there.
+A still board whose only change at such a cell is one new tile commits that
+tile; any other change there (two new tiles, a tile gone or moved, many cells)
+is a warning, never a commit, and the board as it now stands becomes the
+reference. A change at a cell no hand came near (a lamp, a flickering tile)
+is a misreading, not a move, and is ignored. (A hand is a frame not read
+clear, or clear frames changing several cells at once that never stand still.)
+
+A cell a hand was over, read empty before and undecided now, holds every
+decision back (a neighbour misread for its tile must not be committed) until
+a frame reads it, and after UNDECIDED seconds the table is told and the cell
+left unknown. A new tile read undecided more often than as a tile is waited
+for too. Cells already hard to read before the hand came hold nothing back.
 
 >>> tracker = StabilityTracker(hold=0.3)
 >>> empty, one = Reading(frozenset(), frozenset(), True), Reading(frozenset({5}), frozenset(), True)
+>>> hand = Reading(frozenset({4, 5, 6}), frozenset(), False)
 >>> [d.kind for i in range(4) for d in tracker.feed(i, i / 10, empty)]
 ['reference']
->>> [d.kind for i in range(4, 9) for d in tracker.feed(i, i / 10, one)]
+>>> [d.kind for i in range(4, 6) for d in tracker.feed(i, i / 10, hand)]
+[]
+>>> [d.kind for i in range(6, 11) for d in tracker.feed(i, i / 10, one)]
 ['commit']
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Callable
 
@@ -28,6 +49,8 @@ HOLD = 0.5
 UNDECIDED = 3.0
 #: More changed cells than this at once is not something players did by hand.
 MANY = 3
+#: A clear frame read with more cells changed than this has a hand over it all the same.
+BUSY = 1
 
 
 @dataclass(frozen=True)
@@ -49,6 +72,47 @@ class Decision:
     message: str = ""
 
 
+class _Run:
+    """A stretch of clear frames in which no cell went from tile to empty or back."""
+
+    def __init__(self, time: float, reading: Reading) -> None:
+        self.since = time
+        self.frames = 0
+        self.occupied: Counter[int] = Counter()   # frames each cell was read as a tile
+        self.uncertain: Counter[int] = Counter()  # frames each cell was read undecided
+        self.compared: tuple[frozenset[int], frozenset[int]] | None = None
+        self.busy: set[int] = set()   # cells read as tiles in frames with many cells changed
+        self.held = False             # whether the run has lasted the hold time
+        #: What holds the decision back: (doubtful cells, tiles, undecided), or None.
+        self.doubt: tuple[frozenset[int], frozenset[int], frozenset[int]] | None = None
+        self.add(reading)
+
+    def add(self, reading: Reading) -> None:
+        self.frames += 1
+        self.occupied.update(reading.occupied)
+        self.uncertain.update(reading.uncertain)
+
+    def _read_empty(self, cell: int) -> bool:
+        return self.occupied[cell] + self.uncertain[cell] < self.frames
+
+    def breaks(self, reading: Reading) -> bool:
+        """Whether ``reading`` reads a tile where the run read empty, or empty where it read a tile."""
+        if any(self._read_empty(cell) for cell in reading.occupied):
+            return True
+        return any(cell not in reading.occupied and cell not in reading.uncertain
+                   for cell in self.occupied)
+
+    def settled(self) -> tuple[frozenset[int], frozenset[int]]:
+        """The cells settled as tiles, and those undecided in every frame."""
+        tiles = frozenset(self.occupied)
+        undecided = frozenset(c for c, n in self.uncertain.items() if n == self.frames)
+        return tiles, undecided
+
+    def weak(self, cell: int) -> bool:
+        """A tile read undecided more often than as a tile: not yet enough to commit it."""
+        return self.occupied[cell] < self.uncertain[cell]
+
+
 class StabilityTracker:
     """Turns a stream of readings into commits and warnings (see the module's docstring)."""
 
@@ -56,58 +120,138 @@ class StabilityTracker:
         self.hold = hold
         self.label = label
         self.reference: frozenset[int] | None = None
-        self._run: Reading | None = None     # the reading the board has held since _since
-        self._since = 0.0
-        self._decided = False
+        #: Cells undecided on the last still board (and not in the reference): nothing is known there.
+        self.unknown: frozenset[int] = frozenset()
+        #: Unknown cells a hand was over when they went undecided: a tile may lie there.
+        self._maybe: frozenset[int] = frozenset()
+        #: Cells read undecided in some frame of the last still board compared.
+        self._flaky: frozenset[int] = frozenset()
+        self._run: _Run | None = None
+        #: Cells read as covered (a hand, or a tile under it) with a hand over the board
+        #: since the last decision: the only cells where a tile can have come or gone.
+        self._touched: set[int] = set()
         self._warned_undecided = False
+        #: Doubtful cells given up on when a hand came back, for the next still board's warning.
+        self._deferred: frozenset[int] = frozenset()
 
     def feed(self, frame: int, time: float, reading: Reading) -> list[Decision]:
         """Take one frame's reading; return what was decided at this frame."""
         if not reading.clear:
+            if self._run is not None and self._run.doubt is not None and \
+                    not self._warned_undecided:
+                # A hand is back before the doubt was settled: the next placement must not
+                # wait on it (its tile came after the doubt). Settle it now; tell the table
+                # at the next still board (never with a hand over the board).
+                self._deferred |= self._settle_doubt(*self._run.doubt)
             self._run = None
+            # Only cells read as tiles: a cell flickering undecided is not evidence of a hand.
+            self._touched |= reading.occupied
             return []
-        # Stillness is judged on the cells read as tiles: a cell flickering between
-        # empty and undecided must not keep the board from ever being still.
-        if self._run is None or reading.occupied != self._run.occupied:
-            self._run, self._since, self._decided = reading, time, False
+        run = self._run
+        if run is None or run.breaks(reading):
+            if run is not None and not run.held:
+                # A hand the classifier took for a clear board: frames changing several
+                # cells at once that never stood still. (A still board is not a hand.)
+                self._touched |= run.busy
+            run = self._run = _Run(time, reading)
             self._warned_undecided = False
+        else:
+            run.add(reading)
+        if self.reference is not None and \
+                len((reading.occupied - self.reference) |
+                    (self.reference - reading.occupied - reading.uncertain)) > BUSY:
+            run.busy |= reading.occupied
+        if time - run.since < self.hold:
             return []
-        if time - self._since < self.hold:
-            return []
-        # A cell that may newly hold a tile blocks any decision until a frame reads
-        # it clearly: committing the others could commit a neighbour misread for it.
-        doubtful = reading.uncertain - (self.reference or frozenset())
-        if doubtful:
-            return self._undecided(frame, time, doubtful)
-        if self._decided:
-            return []
-        self._decided = True
-        return self._compare(frame, reading.occupied, reading.uncertain)
+        run.held = True
+        told = self._tell_deferred(frame)
+        return told + self._decide(frame, time, run)
 
-    def _undecided(self, frame: int, time: float, doubtful: frozenset[int]) -> list[Decision]:
-        if self._warned_undecided or time - self._since < UNDECIDED:
+    def _decide(self, frame: int, time: float, run: _Run) -> list[Decision]:
+        tiles, undecided = run.settled()
+        if self.reference is None:
+            if run.compared is None:
+                run.compared = (tiles, undecided)
+                self.reference, self.unknown = tiles, undecided
+                self._flaky = frozenset(run.uncertain) - tiles
+                self._touched = set()
+                return [Decision(frame, "reference", message=f"{len(tiles)} tiles on the board")]
+            return []
+        known = self.reference | self.unknown | self._flaky
+        # A cell a hand was over that may newly hold a tile blocks any decision until a
+        # frame reads it: committing another cell could commit a neighbour misread for it.
+        doubtful = (undecided - known) & self._touched
+        # A new tile read undecided more often than not may yet turn out to be a misreading.
+        weak = {c for c in (tiles - self.reference - self.unknown) & self._touched if run.weak(c)}
+        run.doubt = None
+        if doubtful or weak:
+            run.doubt = (frozenset(doubtful | weak), tiles, undecided)
+            return self._undecided(frame, time, run, frozenset(doubtful | weak), tiles, undecided)
+        if run.compared == (tiles, undecided):
+            return []
+        run.compared = (tiles, undecided)
+        # A cell read undecided on a still board (a glare spot, a cell a knock left a
+        # little off) is known to be hard to read: a hand passing over it later should not
+        # hold every decision back while it stays so (that is for cells read empty before).
+        self._flaky = frozenset(run.uncertain) - tiles
+        return self._compare(frame, tiles, undecided)
+
+    def _undecided(self, frame: int, time: float, run: _Run, doubtful: frozenset[int],
+                   tiles: frozenset[int], undecided: frozenset[int]) -> list[Decision]:
+        if self._warned_undecided or time - run.since < UNDECIDED:
             return []
         self._warned_undecided = True
-        cells = ", ".join(self.label(c) for c in sorted(doubtful))
-        return [Decision(frame, "warning", message=f"cannot tell whether {cells} hold a tile: "
-                                                   f"check the light, or enter it by hand")]
+        run.compared, run.doubt = (tiles, undecided), None
+        return [self._doubt_warning(frame, self._settle_doubt(doubtful, tiles, undecided))]
 
-    def _compare(self, frame: int, occupied: frozenset[int],
-                 uncertain: frozenset[int] = frozenset()) -> list[Decision]:
-        reference = self.reference
-        if reference is None:  # (no cell is undecided here: see feed)
-            self.reference = occupied
-            return [Decision(frame, "reference", message=f"{len(occupied)} tiles on the board")]
-        # An undecided cell is neither new nor gone: it keeps what the reference says.
-        occupied = occupied | (uncertain & reference)
-        self.reference = occupied
-        new, gone = sorted(occupied - reference), sorted(reference - occupied)
+    def _settle_doubt(self, doubtful: frozenset[int], tiles: frozenset[int],
+                      undecided: frozenset[int]) -> frozenset[int]:
+        """Give up on ``doubtful`` cells: the board as read becomes the reference."""
+        # Nothing is committed (a new tile beside a doubtful cell may be a neighbour
+        # misread for it); the doubtful cells become unknown, so they no longer hold
+        # every decision back.
+        reference = self.reference or frozenset()
+        touched = frozenset(self._touched)
+        self._touched = set()
+        gone = (reference - tiles - undecided) & touched
+        self.reference = (reference - gone) | ((tiles - reference) & (touched | self.unknown))
+        self.unknown = ((self.unknown & undecided) | doubtful) - self.reference
+        self._maybe = (self._maybe | doubtful) & self.unknown
+        return doubtful
+
+    def _doubt_warning(self, frame: int, doubtful: frozenset[int]) -> Decision:
+        cells = ", ".join(self.label(c) for c in sorted(doubtful))
+        return Decision(frame, "warning", message=f"cannot tell whether {cells} hold a tile: "
+                                                  f"check the light, or enter it by hand")
+
+    def _tell_deferred(self, frame: int) -> list[Decision]:
+        if not self._deferred:
+            return []
+        deferred, self._deferred = self._deferred, frozenset()
+        return [self._doubt_warning(frame, deferred)]
+
+    def _compare(self, frame: int, tiles: frozenset[int],
+                 undecided: frozenset[int]) -> list[Decision]:
+        reference = self.reference or frozenset()
+        touched = frozenset(self._touched)
+        self._touched = set()
+        # A tile where a cell was unknown was there all along (or cannot be told from one
+        # that was): take it in without a commit. An undecided cell keeps what it was.
+        appeared = tiles & self.unknown
+        # A cell that may have got a tile and is read empty after a hand was over it may
+        # have lost it: a tile turning up elsewhere then is a move, not a placement.
+        cleared = self._maybe - tiles - undecided
+        # Changes only count where a hand was: elsewhere they are misreadings.
+        new = sorted((tiles - reference - appeared) & touched)
+        gone = sorted(((reference - tiles - undecided) | cleared) & touched)
+        self.reference = (reference | appeared | frozenset(new)) - frozenset(gone)
+        self.unknown = (self.unknown & undecided) - tiles
+        self._maybe &= self.unknown
         if not new and not gone:
             return []
         if len(new) == 1 and not gone:
             return [Decision(frame, "commit", new[0])]
         # Anything else is not one placement: say what changed, commit nothing.
-        self.reference = occupied
         return [Decision(frame, "warning", message=self._describe(new, gone))]
 
     def _describe(self, new: list[int], gone: list[int]) -> str:

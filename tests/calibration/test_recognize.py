@@ -11,6 +11,7 @@ over the board is never ``clear``.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import cv2
@@ -21,7 +22,7 @@ from calibration.calibrate import project
 from calibration.pose import CONFIRM
 from calibration.recognize import Observation, Recognizer
 from calibration.render import TILE_STYLES, render, render_scene, view_of
-from calibration.scenes import Glare, Nuisances, Scene, cup_over_marker
+from calibration.scenes import SLEEVES, Glare, Nuisances, Scene, cup_over_marker, random_hand
 
 LAYOUTS = ["square", "hex-odd", "quadrant"]
 #: Frames per layout and nuisance (a handful: each costs a render and a read).
@@ -62,12 +63,7 @@ def nuisance_params():
 
 
 #: Known defects (see the reasons), by (layout, nuisance).
-XFAIL_NUISANCE: dict = {
-    ("hex-odd", "glare"): pytest.mark.xfail(strict=True, reason=(
-        "glare on the green hex board is read as tiles: frame 0 (rng [1, 2], Nuisances(glare=1)) "
-        "reports empty C-11, D-11, H-2, I-5 occupied; frame 1 leaves out the tile at I-7 "
-        "(neither occupied nor uncertain)")),
-}
+XFAIL_NUISANCE: dict = {}
 
 
 @pytest.mark.parametrize("layout, nuisance", list(nuisance_params()))
@@ -93,13 +89,7 @@ def test_clear_frames_are_read_right_under_each_nuisance(vision, layout, nuisanc
     assert found == []
 
 
-@pytest.mark.parametrize("layout", [
-    "square",
-    pytest.param("hex-odd", marks=pytest.mark.xfail(strict=True, reason=(
-        "a hand and arm over the green hex board are not seen: a hand reaching to (520, 326) "
-        "over 50 cells is read clear=True (ring_unlike 0), with its cells read as tiles; "
-        "watch would then take the hand for a board state"))),
-    "quadrant"])
+@pytest.mark.parametrize("layout", LAYOUTS)
 def test_a_hand_over_the_board_is_never_clear(vision, layout):
     setup = vision.setup(layout)
     rng = np.random.default_rng([LAYOUTS.index(layout), 99])
@@ -119,12 +109,7 @@ def test_a_hand_over_the_board_is_never_clear(vision, layout):
 
 
 #: Known defects (see the reasons), by layout.
-XFAIL_LOW_CONTRAST: dict = {
-    "hex-odd": pytest.mark.xfail(strict=True, reason=(
-        "a low-contrast tile whose printed label lines up with the cell's printed label is "
-        "judged empty, not even uncertain: M-11 (edge correlation with the empty cell above "
-        "EMPTY_STRUCTURE 0.80, its colour change ignored) on the green hex board")),
-}
+XFAIL_LOW_CONTRAST: dict = {}
 
 
 @pytest.mark.parametrize("layout", [pytest.param(name, marks=XFAIL_LOW_CONTRAST.get(name, ()))
@@ -151,13 +136,7 @@ def test_tiles_of_every_style_and_face_down_ones_are_seen(vision, layout):
     assert problems(setup, seen, frame.truth, "styles") == []
 
 
-@pytest.mark.parametrize("layout", [
-    "square",
-    pytest.param("hex-odd", marks=pytest.mark.xfail(strict=True, reason=(
-        "a glare spot (intensity 230, 0.6x0.4 units) centred on empty H-1 and on empty E-9 of "
-        "the green hex board makes E-9, H-1 and H-2 read as tiles (expected: empty or "
-        "uncertain)"))),
-    "quadrant"])
+@pytest.mark.parametrize("layout", LAYOUTS)
 def test_a_glare_spot_on_an_empty_cell_is_not_a_tile(vision, layout):
     setup = vision.setup(layout)
     layout_ = setup.calibration.layout
@@ -172,21 +151,110 @@ def test_a_glare_spot_on_an_empty_cell_is_not_a_tile(vision, layout):
     assert problems(setup, seen, frame.truth, "glare") == []
 
 
+def test_a_burnt_out_empty_cell_is_doubted_not_read_as_a_tile(vision):
+    # A specular highlight that burns the print of empty cells out (added to the photo
+    # itself, saturating): they cannot be read, so uncertain is right, a tile is wrong.
+    setup = vision.setup("hex-odd")
+    layout_ = setup.calibration.layout
+    cells = [layout_.size // 2, layout_.size // 3, layout_.size // 5]
+    tiles = [c for c in range(0, layout_.size, 7) if c not in cells]
+    frame = render(setup.table, tiles, np.random.default_rng(5))
+    unit = vision.pixels_per_unit(setup.table)
+    spot = np.zeros(frame.image.shape[:2], np.float32)
+    for c in cells:
+        x, y = (int(round(v)) for v in setup.empty.truth.centres[c])
+        cv2.circle(spot, (x, y), int(0.3 * unit), 1.0, -1)
+    spot = cv2.GaussianBlur(spot, (0, 0), 0.15 * unit) * 255
+    image = cv2.add(frame.image, cv2.cvtColor(spot.astype(np.uint8), cv2.COLOR_GRAY2BGR))
+    seen = Recognizer(setup.calibration).read(image)
+    assert seen.clear
+    assert not seen.occupied & set(cells), [setup.labels[c] for c in seen.occupied & set(cells)]
+    assert set(cells) <= seen.uncertain
+    assert problems(setup, seen, frame.truth, "burnt out") == []
+
+
+@pytest.mark.parametrize("layout", ["hex-odd", "hex-even"])
+def test_low_contrast_tiles_on_the_bottom_rows_of_a_hex_board_are_never_empty(vision, layout):
+    # Their bold labels line up with the board's printed ones: the edges still correlate
+    # well, but their light and edge strength do not match the empty cells'.
+    setup = vision.setup(layout)
+    size = setup.calibration.layout.size
+    tiles = {cell: "low_contrast" for cell in range(size - 26, size)}
+    frame = render(setup.table, tiles, np.random.default_rng(11), Nuisances.mild())
+    seen = Recognizer(setup.calibration).read(frame.image)
+    missed = set(tiles) - seen.occupied - seen.uncertain
+    assert missed == set(), [setup.labels[c] for c in sorted(missed)]
+
+
+@pytest.mark.parametrize("sleeve", [SLEEVES[0], SLEEVES[3], SLEEVES[4]])
+def test_an_arm_from_the_hex_boards_bottom_edge_is_not_clear(vision, sleeve):
+    # The ring below a hex board's last row is a thin strip: an arm crossing it alone
+    # (dark, grey or green sleeve over the green board) must still be seen.
+    setup = vision.setup("hex-odd")
+    view = view_of(setup.table)
+    rng = np.random.default_rng(21)
+    recognizer = Recognizer(setup.calibration)
+    size = setup.calibration.layout.size
+    for target in (size - 20, size - 60, size // 2):
+        hand = random_hand(view, view.centres[target], rng, edge=2)
+        hand = dataclasses.replace(hand, sleeve=sleeve)
+        frame = render_scene(setup.table, [1, 40, 90], Scene(hands=(hand,)), rng)
+        assert not frame.truth.clear
+        seen = recognizer.read(frame.image)
+        assert not seen.clear, f"arm to {setup.labels[target]} ({sleeve} sleeve) read clear"
+
+
+def arm_frame(setup, sleeve, k: int, scene: Scene):
+    """Frame ``k`` of a seeded series: an arm in ``sleeve`` reaching a random cell, into ``scene``."""
+    view = view_of(setup.table)
+    rng = np.random.default_rng([31, k])
+    target = int(rng.integers(setup.calibration.layout.size))
+    hand = dataclasses.replace(random_hand(view, view.centres[target], rng), sleeve=sleeve)
+    frame = render_scene(setup.table, [1, 5, 9, 40], dataclasses.replace(scene, hands=(hand,)), rng)
+    return frame, setup.labels[target]
+
+
+#: (layout, board print or None for the layout's own, sleeve, frames of ``arm_frame``):
+#: a sleeve the board's colour, which the ring around the grid barely tells from the board.
+SAME_COLOUR = [("quadrant", None, SLEEVES[7], (11, 22)),     # blue on the navy board
+               ("square", "grey", SLEEVES[3], (2, 14)),      # grey on the grey board
+               ("hex-odd", None, SLEEVES[4], (2, 22))]       # green on the green board
+
+
+@pytest.mark.parametrize("layout, palette, sleeve, frames", SAME_COLOUR,
+                         ids=[f"{layout}-{palette or 'own'}" for layout, palette, *_ in SAME_COLOUR])
+def test_a_sleeve_the_colour_of_the_board_is_not_clear(vision, layout, palette, sleeve, frames):
+    # The printed borders between the cells it lies over vanish (a tile leaves them showing).
+    setup = vision.setup(layout, **({"palette": palette} if palette else {}))
+    recognizer = Recognizer(setup.calibration)
+    for k in frames:
+        frame, label = arm_frame(setup, sleeve, k, Scene())
+        assert not frame.truth.clear
+        assert not recognizer.read(frame.image).clear, f"arm to {label} read clear (frame {k})"
+
+
+@pytest.mark.parametrize("layout, frames", [("square", (2, 14)), ("hex-even", (10, 22))])
+def test_a_light_sleeve_over_a_dark_board_in_a_dim_room_is_not_clear(vision, layout, frames):
+    # Both boards are black. Brighter alone is no arm on the ring (glare is brighter too),
+    # and a dim light pales every colour: only the hidden borders tell.
+    setup = vision.setup(layout)
+    dim = Scene(brightness=0.55, noise=4.0)
+    recognizer = Recognizer(setup.calibration)
+    empty = render_scene(setup.table, [1, 5, 9, 40], dim, np.random.default_rng(3))
+    assert recognizer.read(empty.image).clear, "the dim board without an arm read not clear"
+    for k in frames:
+        frame, label = arm_frame(setup, SLEEVES[6], k, dim)
+        assert not frame.truth.clear
+        assert not recognizer.read(frame.image).clear, f"arm to {label} read clear (frame {k})"
+
+
 def grid_error(recognizer, truth) -> float:
     layout = recognizer.calibration.layout
     return float(np.linalg.norm(project(recognizer.poses.matrix, layout.centres) - truth.centres,
                                 axis=1).max())
 
 
-_BUMP = pytest.mark.xfail(strict=True, reason=(
-    "a knocked hex or quadrant board (0.25, 0.15, 1.5 deg) is not yet read right CONFIRM+2 "
-    "frames after the knock (the square board is): the pose settles later or a few pixels off "
-    "there (lens distortion is not modelled), so some cells read wrong"))
-XFAIL_BUMP: dict = {"hex-odd": _BUMP, "quadrant": _BUMP}
-
-
-@pytest.mark.parametrize("layout", [pytest.param(name, marks=XFAIL_BUMP.get(name, ()))
-                                    for name in LAYOUTS])
+@pytest.mark.parametrize("layout", LAYOUTS)
 def test_a_bumped_board_is_followed_and_read_right(vision, layout):
     setup = vision.setup(layout)
     table, recognizer = setup.table, Recognizer(setup.calibration)
