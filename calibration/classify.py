@@ -177,7 +177,7 @@ class TileClassifier:
         cells = calibration.layout.size
         region = near[:, :cells] | np.eye(cells, dtype=bool)
         # (cells, cells): column c averages the cells within LIGHT_RADIUS of cell c, c included
-        self._region = region / region.sum(axis=0)
+        self._region = (region / region.sum(axis=0)).astype(np.float32)
 
     def read(self, rectified: np.ndarray) -> CellReading:
         """The verdict on one rectified frame (BGR, the reference's size)."""
@@ -266,8 +266,9 @@ class TileClassifier:
         """
         if bare.sum() < 5:
             return np.full(stack.shape[1], chosen)
-        counts = bare @ self._region
-        regional = (stack * bare) @ self._region / np.maximum(counts, 1e-6)
+        weights = bare.astype(np.float32)
+        counts = weights @ self._region
+        regional = (stack * weights) @ self._region / np.maximum(counts, 1e-6)
         best = regional.max(axis=0)
         blurrier = (best - regional[chosen] > REGION_GAIN) & (counts > 0.2)
         sharpest = np.argmax(regional >= best - REGION_SLACK, axis=0)
@@ -332,7 +333,7 @@ class TileClassifier:
 
 def _kernels() -> tuple[np.ndarray, np.ndarray]:
     """The Gaussian (BLUR) smoothing and the 3x3 Sobel taps as one pair of separable kernels."""
-    gauss = cv2.getGaussianKernel(int(2 * round(4 * BLUR) + 1), BLUR).ravel()
+    gauss = cv2.getGaussianKernel(int(2 * round(3 * BLUR) + 1), BLUR).ravel()   # (to 3 sigma)
     smooth = np.convolve(gauss, [1.0, 2.0, 1.0]).astype(np.float32)
     derive = np.convolve(gauss, [-1.0, 0.0, 1.0]).astype(np.float32)
     return smooth, derive
