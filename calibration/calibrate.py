@@ -131,27 +131,62 @@ def rectify(image: np.ndarray, to_pixels: np.ndarray, calibration: Calibration,
 
 
 class Rectifier:
-    """:func:`rectify` for a stream: the pixel map is kept while the pose does not change."""
+    """:func:`rectify` for a stream: the pixel maps are kept while the pose does not change.
+
+    Called with a frame it gives the rectified BGR board; :meth:`planes` gives
+    what the classifier reads, for less: the board in grey at full size and in
+    colour at 1/``shrink`` size (colour is only ever averaged over whole cells),
+    warped straight from the frame.
+    """
 
     def __init__(self, calibration: Calibration) -> None:
         self.calibration = calibration
         self._matrix: np.ndarray | None = None
         self._maps: tuple[np.ndarray, np.ndarray] | None = None
+        self._small: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
     def __call__(self, image: np.ndarray, to_pixels: np.ndarray) -> np.ndarray:
-        if self._maps is None or not np.array_equal(to_pixels, self._matrix):
-            self._matrix, self._maps = to_pixels.copy(), self._build(to_pixels)
-        return cv2.remap(image, *self._maps, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        return cv2.remap(image, *self._full(to_pixels), cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_REPLICATE)
 
-    def _build(self, to_pixels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return _rectify_maps(self.calibration, to_pixels, self.calibration.rectified_size)
+    def planes(self, image: np.ndarray, grey: np.ndarray, to_pixels: np.ndarray,
+               shrink: int) -> tuple[np.ndarray, np.ndarray]:
+        """The rectified board in grey (from ``grey``, the frame's) and in colour, shrunk."""
+        full = self._full(to_pixels)
+        width, height = self.calibration.rectified_size
+        # Colour is warped at half size and then averaged down: a quarter of the work of
+        # warping it whole, and still an average over each block, as shrinking the whole
+        # warp would give (one sample a block would alias the print).
+        half = max(1, shrink // 2)
+        if half not in self._small:
+            self._small[half] = _rectify_maps(self.calibration, to_pixels,
+                                              (width // half, height // half), half)
+        colour = cv2.remap(image, *self._small[half], cv2.INTER_LINEAR,
+                           borderMode=cv2.BORDER_REPLICATE)
+        if half != shrink:
+            colour = cv2.resize(colour, (width // shrink, height // shrink),
+                                interpolation=cv2.INTER_AREA)
+        return (cv2.remap(grey, *full, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE),
+                colour)
+
+    def _full(self, to_pixels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if self._maps is None or not np.array_equal(to_pixels, self._matrix):
+            self._matrix, self._small = to_pixels.copy(), {}
+            self._maps = _rectify_maps(self.calibration, to_pixels, self.calibration.rectified_size)
+        return self._maps
 
 
 def _rectify_maps(calibration: Calibration, to_pixels: np.ndarray,
-                  size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-    """Fixed-point remap maps: each rectified pixel's source pixel, the lens included."""
+                  size: tuple[int, int], shrink: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Fixed-point remap maps: each rectified pixel's source pixel, the lens included.
+
+    With ``shrink``, pixel (x, y) of the map stands for the centre of the block
+    of ``shrink`` x ``shrink`` full-size rectified pixels it covers.
+    """
     width, height = size
     ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
+    if shrink != 1:
+        xs, ys = xs * shrink + (shrink - 1) / 2, ys * shrink + (shrink - 1) / 2
     ideal = calibration.ideal_matrix(to_pixels)
     rectified_to_pixels = ideal @ np.linalg.inv(calibration.board_to_rectified())
     points = cv2.perspectiveTransform(np.stack([xs, ys], axis=-1).reshape(-1, 1, 2),

@@ -158,9 +158,10 @@ class TileClassifier:
         self._ring_small_labels = small_labels[self._ring_small]
         self._ring_small_counts = np.maximum(
             np.bincount(self._ring_small_labels, minlength=self._ring_blocks), 1)
-        grey, gx, gy, lab = _planes(reference)
+        grey, small = _split(reference)
+        gx, gy, lab = _planes(grey, small)
         self._gaps, self._gap_sides = _gap_samples(calibration, width, height)
-        softened = [_planes(_soften(reference, sigma))[1:3] for sigma in REFERENCE_BLURS]
+        softened = [_planes(*_split(_soften(reference, sigma)))[:2] for sigma in REFERENCE_BLURS]
         self._ref_grads = [_gradients(*planes, self._cells, self._trend) for planes in softened]
         # (floored: a border printed faintly cannot tell a plain surface from itself)
         self._ref_gap = np.stack([np.maximum(_gap_energy(*planes, self._gaps), GAP_FLOOR)
@@ -181,7 +182,16 @@ class TileClassifier:
 
     def read(self, rectified: np.ndarray) -> CellReading:
         """The verdict on one rectified frame (BGR, the reference's size)."""
-        grey, gx, gy, lab = _planes(rectified)
+        return self.read_planes(*_split(rectified))
+
+    def read_planes(self, grey: np.ndarray, small: np.ndarray) -> CellReading:
+        """The verdict from the rectified frame in grey and in colour shrunk COLOUR_SHRINK times.
+
+        What :meth:`read` sees, for a stream that warps the two straight from the
+        camera's frame (:meth:`calibration.calibrate.Rectifier.planes`), which is cheaper
+        than warping the whole frame in colour.
+        """
+        gx, gy, lab = _planes(grey, small)
         ring = self._ring_means(lab)
         gain, cast = _light(ring, self._ref_ring)
         ring_unlike = self._ring_unlike(ring, gain, cast, gx, gy)
@@ -342,17 +352,21 @@ def _kernels() -> tuple[np.ndarray, np.ndarray]:
 _SMOOTH, _DERIVE = _kernels()
 
 
-def _planes(image: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Grey (raw), its smoothed gradients, and Lab of the shrunk image (float32)."""
-    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+def _split(image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A rectified BGR frame in grey, and in colour shrunk COLOUR_SHRINK times."""
+    height, width = image.shape[:2]
+    return (cv2.cvtColor(image, cv2.COLOR_BGR2GRAY),
+            cv2.resize(image, (width // COLOUR_SHRINK, height // COLOUR_SHRINK),
+                       interpolation=cv2.INTER_AREA))
+
+
+def _planes(grey: np.ndarray, small: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The grey frame's smoothed gradients, and Lab of the shrunk colour frame (float32)."""
     # Blur and Sobel in one separable pass each way: half the filtering, no float copy.
     gx = cv2.sepFilter2D(grey, cv2.CV_32F, _DERIVE, _SMOOTH, borderType=cv2.BORDER_REFLECT_101)
     gy = cv2.sepFilter2D(grey, cv2.CV_32F, _SMOOTH, _DERIVE, borderType=cv2.BORDER_REFLECT_101)
-    height, width = image.shape[:2]
-    small = cv2.resize(image, (width // COLOUR_SHRINK, height // COLOUR_SHRINK),
-                       interpolation=cv2.INTER_AREA)
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab).astype(np.float32)
-    return grey, gx, gy, lab
+    return gx, gy, lab
 
 
 def _soften(image: np.ndarray, sigma: float) -> np.ndarray:

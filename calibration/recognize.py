@@ -12,11 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
+import cv2
 import numpy as np
 
 from calibration.calfile import Calibration, CalibrationError
 from calibration.calibrate import Rectifier, homography
-from calibration.classify import CellReading, TileClassifier
+from calibration.classify import COLOUR_SHRINK, CellReading, TileClassifier
 from calibration.pose import Pose, PoseTracker
 from calibration.tracker import HOLD, MANY, Reading, StabilityTracker
 
@@ -73,23 +74,28 @@ class Recognizer:
             raise CalibrationError("expected a colour frame")
         height, width = image.shape[:2]
         self.calibration.check_fits(image_size=(width, height))
-        pose = self.poses.update(image)
+        # One grey conversion of the frame serves the markers and the warp.
+        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        pose = self.poses.update(grey)
         # Until the markers are first seen, trust the board to lie where it was calibrated.
         matrix, markers, state = (self._fallback, 0, "calibration") if pose is None else \
             (pose.matrix, pose.markers, pose.state)
-        reading = self.classifier.read(self.rectify(image, matrix))
+        reading = self._classify(image, grey, matrix)
         if self.verify and pose is not None and state != "moving":
-            pose, reading = self._verified(image, pose, reading)
+            pose, reading = self._verified(image, grey, pose, reading)
             matrix, markers, state = pose.matrix, pose.markers, pose.state
         clear = reading.clear and state != "moving"
         return Observation(reading.occupied, reading.uncertain, clear, markers, state, reading)
 
-    def _verified(self, image: np.ndarray, pose: Pose,
+    def _classify(self, image: np.ndarray, grey: np.ndarray, matrix: np.ndarray) -> CellReading:
+        return self.classifier.read_planes(*self.rectify.planes(image, grey, matrix, COLOUR_SHRINK))
+
+    def _verified(self, image: np.ndarray, grey: np.ndarray, pose: Pose,
                   reading: CellReading) -> tuple[Pose, CellReading]:
         self._unclear = 0 if reading.clear else self._unclear + 1
         suspect = self._suspect(reading)
         if suspect and self._may_recheck():
-            checked = self._recheck(image, reading)
+            checked = self._recheck(image, grey, reading)
             if checked is not None:
                 pose, reading = checked
                 self._unclear = 0 if reading.clear else self._unclear
@@ -122,14 +128,15 @@ class Recognizer:
         self._doubts += 1
         return self._doubts <= RECHECKS or self._doubts % RECHECK_EVERY == 0
 
-    def _recheck(self, image: np.ndarray, reading: CellReading) -> tuple[Pose, CellReading] | None:
+    def _recheck(self, image: np.ndarray, grey: np.ndarray,
+                 reading: CellReading) -> tuple[Pose, CellReading] | None:
         """A pose found afresh from this frame's markers alone, if its reading is clearly better."""
         fresh = PoseTracker(self.calibration)
-        pose = fresh.update(image)
+        pose = fresh.update(grey)
         # Fewer than three markers only move the last pose: a fresh one has none to move.
         if pose is None or pose.markers < FRESH_MARKERS:
             return None
-        again = self.classifier.read(self.rectify(image, pose.matrix))
+        again = self._classify(image, grey, pose.matrix)
         # Clearly better, or jitter between two good poses would be taken for a fix.
         better = (again.clear and not reading.clear) or \
             _misfit(again, self._trusted) + MANY < _misfit(reading, self._trusted)

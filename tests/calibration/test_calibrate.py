@@ -267,3 +267,29 @@ def test_corners_are_parsed_from_decimal_pairs():
     for bad in ["1,2 3,4 5,6", "1,2 3,4 5,6 7", "a,b c,d e,f g,h", "1,2,3 4,5 6,7 8,9", ""]:
         with pytest.raises(CalibrationError, match="four x,y"):
             parse_corners(bad)
+
+
+@pytest.mark.parametrize("layout", ["square", "hex-odd", "quadrant"])
+def test_the_stream_warp_gives_the_classifier_what_the_whole_warp_would(vision, layout):
+    # Recognizer.read warps grey and shrunk colour straight from the frame; the
+    # classifier must see nearly what warping the whole frame and splitting it gives,
+    # and read the same cells.
+    import cv2
+
+    from calibration.classify import COLOUR_SHRINK, TileClassifier, _split
+
+    setup = vision.setup(layout)
+    size = setup.calibration.layout.size
+    frame = render(setup.table, list(range(0, size, 4)), np.random.default_rng(5)).image
+    rectifier = Recognizer(setup.calibration).rectify
+    matrix = homography(setup.calibration.layout.corner_points(), setup.calibration.corners_px)
+    grey, colour = rectifier.planes(frame, cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), matrix,
+                                    COLOUR_SHRINK)
+    whole_grey, whole_colour = _split(rectifier(frame, matrix))
+    assert grey.shape == whole_grey.shape and colour.shape == whole_colour.shape
+    assert np.abs(grey.astype(int) - whole_grey).mean() < 0.5
+    classifier = TileClassifier(setup.calibration)
+    stream, whole = classifier.read_planes(grey, colour), classifier.read(rectifier(frame, matrix))
+    assert stream.occupied == whole.occupied == frozenset(range(0, size, 4))
+    # Colour is judged per cell: the cells' colour shifts agree to a small part of BOARD_CHROMA.
+    assert np.abs(stream.chroma - whole.chroma).max() < 1.5, np.abs(stream.chroma - whole.chroma).max()
