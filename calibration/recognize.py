@@ -26,6 +26,12 @@ from calibration.tracker import HOLD, MANY, Reading, StabilityTracker
 RECHECKS, RECHECK_EVERY = 3, 10
 #: Frames in a row not read clear (10 frames a second) after which the pose is doubted.
 UNCLEAR_FRAMES = 10
+#: A frame is the last one again when no pixel of its grey thumbnail (1/UNCHANGED_SHRINK
+#: size: a tile covers a few of its pixels) moved more than UNCHANGED_LEVELS grey levels
+#: (full sensor noise averaged over 64 pixels moves them up to 4; the faintest tile the
+#: renderer draws, 9 or more, and a hand no tile comes without, far more); even so it is read in
+#: full after UNCHANGED_FRAMES reuses.
+UNCHANGED_SHRINK, UNCHANGED_LEVELS, UNCHANGED_FRAMES = 8, 6, 10
 #: Markers a fresh pose needs: fewer only move a last pose, and a fresh tracker has none.
 FRESH_MARKERS = 3
 
@@ -67,6 +73,10 @@ class Recognizer:
         self._doubts = 0                                # suspect frames in a row
         self._unclear = 0                               # frames in a row not read clear
         self._trusted: frozenset[int] | None = None     # the tiles of the last trusted clear frame
+        self._last: Observation | None = None           # the last frame read in full ...
+        self._last_thumb: np.ndarray | None = None      # ... its thumbnail and pose
+        self._last_matrix: np.ndarray | None = None
+        self._reused = 0                                # frames since, found unchanged
 
     def read(self, image: np.ndarray) -> Observation:
         """The observation of one BGR frame of the calibration's size."""
@@ -80,12 +90,35 @@ class Recognizer:
         # Until the markers are first seen, trust the board to lie where it was calibrated.
         matrix, markers, state = (self._fallback, 0, "calibration") if pose is None else \
             (pose.matrix, pose.markers, pose.state)
+        thumb = cv2.resize(grey, (width // UNCHANGED_SHRINK, height // UNCHANGED_SHRINK),
+                           interpolation=cv2.INTER_AREA)
+        if self._unchanged(thumb, matrix, markers, state):
+            self._reused += 1
+            return self._last
         reading = self._classify(image, grey, matrix)
         if self.verify and pose is not None and state != "moving":
             pose, reading = self._verified(image, grey, pose, reading)
             matrix, markers, state = pose.matrix, pose.markers, pose.state
         clear = reading.clear and state != "moving"
-        return Observation(reading.occupied, reading.uncertain, clear, markers, state, reading)
+        self._last = Observation(reading.occupied, reading.uncertain, clear, markers, state, reading)
+        self._last_thumb, self._last_matrix, self._reused = thumb, matrix, 0
+        return self._last
+
+    def _unchanged(self, thumb: np.ndarray, matrix: np.ndarray, markers: int, state: str) -> bool:
+        """Whether this frame shows exactly what the last one read in full did.
+
+        A camera over an idle table sends the same picture again and again:
+        reading it again would give the same cells. Anything a player does (a
+        hand, a tile, a knock, a lamp) changes some block of the thumbnail by
+        far more than sensor noise does, and the pose must not have moved. A
+        frame is read in full at least every UNCHANGED_FRAMES frames all the same.
+        """
+        last = self._last
+        if last is None or self._reused >= UNCHANGED_FRAMES or state == "moving" or \
+                last.markers != markers or last.pose != state or \
+                not np.array_equal(matrix, self._last_matrix):
+            return False
+        return int(cv2.absdiff(thumb, self._last_thumb).max()) <= UNCHANGED_LEVELS
 
     def _classify(self, image: np.ndarray, grey: np.ndarray, matrix: np.ndarray) -> CellReading:
         return self.classifier.read_planes(*self.rectify.planes(image, grey, matrix, COLOUR_SHRINK))

@@ -125,6 +125,29 @@ def test_low_contrast_tiles_are_seen(vision, layout):
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
+def test_a_still_board_is_not_read_again_but_any_new_tile_is(vision, layout):
+    # A stream of the same idle board is read in full once; then a low-contrast
+    # tile appears with nothing else changed (the least a thumbnail can see) and
+    # the very next frame reads it. Every frame has its own sensor noise.
+    setup = vision.setup(layout)
+    rng = np.random.default_rng(9)
+    size = setup.calibration.layout.size
+    before = list(range(2, size, 7))
+    recognizer = Recognizer(setup.calibration)
+    for _ in range(4):
+        seen = recognizer.read(render(setup.table, before, rng, Nuisances(noise=1.0)).image)
+        assert problems(setup, seen, render(setup.table, before, rng).truth) == []
+    assert recognizer._reused >= 2, "an idle board's frames were each read in full"
+    for new in (size // 2, size // 3 + 1):
+        tiles = {**{c: None for c in before}, new: "low_contrast"}
+        frame = render(setup.table, tiles, rng, Nuisances(noise=1.0))
+        seen = recognizer.read(frame.image)
+        assert new in seen.occupied | seen.uncertain, setup.labels[new]
+        assert problems(setup, seen, frame.truth) == []
+        before.append(new)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
 def test_tiles_of_every_style_and_face_down_ones_are_seen(vision, layout):
     setup = vision.setup(layout)
     styles = [style for style in TILE_STYLES if style != "low_contrast"] + ["dead"]
