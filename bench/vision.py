@@ -56,8 +56,7 @@ from calibration.calibrate import calibrate  # noqa: E402
 from calibration.recognize import Recognizer, watch  # noqa: E402
 from calibration.render import TILE_STYLES, make_table, render, render_empty  # noqa: E402
 from calibration.scenes import Nuisances  # noqa: E402
-from calibration.sequences import (WARN_EXTRA, WARN_MOVED, WARN_REMOVED,  # noqa: E402
-                                   random_steps, render_sequence)
+from calibration.sequences import random_steps, render_sequence, warning_kind  # noqa: E402
 
 #: (name, rule set, options) of every table's board; hex tables alternate their parity.
 LAYOUTS = [("square", "acquire", ({},)),
@@ -177,16 +176,6 @@ def recognition(boards_: list[Board], frames: int, seed: int) -> list[dict]:
 
 
 # --- watch ----------------------------------------------------------------------------------
-
-def warning_kind(message: str) -> str:
-    if "moved from" in message:
-        return WARN_MOVED
-    if "new tiles at once" in message:
-        return WARN_EXTRA
-    if "gone from" in message:
-        return WARN_REMOVED
-    return "other"
-
 
 def score(sequence, lines: list[dict]) -> dict:
     """``watch``'s lines against a sequence's truth (see the module docstring)."""

@@ -45,6 +45,21 @@ WARN_REMOVED = "tile_removed"   # a tile taken off the board
 WARN_MOVED = "tile_moved"       # a tile taken off one cell and put on another
 
 
+def warning_kind(message: str) -> str:
+    """The kind (``WARN_*``) a ``watch`` warning message names, ``other`` if none.
+
+    >>> warning_kind("2 new tiles at once (5C, 6D)")
+    'extra_tiles'
+    """
+    if "moved from" in message:
+        return WARN_MOVED
+    if "new tiles at once" in message:
+        return WARN_EXTRA
+    if "gone from" in message:
+        return WARN_REMOVED
+    return "other"
+
+
 @dataclass(frozen=True)
 class Place:
     """A player places one tile on ``cell`` (a number or label). ``value`` as in ``render``'s ``occupied``."""

@@ -24,8 +24,7 @@ import pytest
 from calibration.calfile import Calibration
 from calibration.calibrate import calibrate
 from calibration.render import FRAME_SIZE, Rendered, Table, make_table, render_empty
-from calibration.sequences import (WARN_EXTRA, WARN_MOVED, WARN_REMOVED, Event, FrameState,
-                                   Sequence)
+from calibration.sequences import Event, FrameState, Sequence, warning_kind
 
 #: One table per layout (seeded: the same table every run). The tile style is the
 #: table's own; tests that need another style render tiles of that style by name.
@@ -147,17 +146,6 @@ def frames(sequence: Sequence) -> Iterator[tuple[int, float, np.ndarray]]:
     """``(index, seconds, image)`` for ``watch``, rendered one at a time (time = index / fps)."""
     for index in range(len(sequence)):
         yield index, index / sequence.fps, sequence.frame(index).image
-
-
-def warning_kind(message: str) -> str:
-    """The sequence's warning kind a ``watch`` warning message names (``other`` if none)."""
-    if "moved from" in message:
-        return WARN_MOVED
-    if "new tiles at once" in message:
-        return WARN_EXTRA
-    if "gone from" in message:
-        return WARN_REMOVED
-    return "other"
 
 
 def watch_problems(sequence: Sequence, lines: list[dict], within: float = 1.0,
