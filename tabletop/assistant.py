@@ -24,13 +24,12 @@ taken off the board.
 'Ann placed 6C'
 >>> assistant.press(CONFIRM)
 >>> assistant.prompt.title
-'Ann: buy shares'
+'Ann: buy shares (so far nothing)'
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import combinations_with_replacement
 from typing import Any, Protocol
 
 from tabletop import actions as act
@@ -62,6 +61,8 @@ class Option:
 
     label: str
     action: act.Action | None
+    #: A share of this chain (index) that CONFIRM adds to the purchase being put together.
+    add: int = -1
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,7 @@ class Assistant:
     _index: int = 0
     _message: str = ""
     _flagged: dict[str, str] = field(default_factory=dict)  # tile label -> why it was refused
+    _basket: list[int] = field(default_factory=list)  # the purchase so far: a chain per share
 
     @property
     def game(self) -> Game:
@@ -179,14 +181,18 @@ class Assistant:
             return (f"{player}: your {chains[game.merger.defunct].name} shares",
                     _disposals(game))
         if kind == "buy":
-            return f"{player}: buy shares", _purchases(game)
+            bought = _shares(game, self._basket)
+            summary = ", ".join(f"{n} {name}" for name, n in bought.items()) or "nothing"
+            return f"{player}: buy shares (so far {summary})", _purchases(game, self._basket)
         if kind == "market":
             return f"{player}: draw a tile for the stock market and place it", []
         verb = "place a tile" if kind == "place" else "place a closing tile"
         options = [Option(f"waiting: {verb}", None)]
         if kind == "place":
             options.append(Option("no playable tile", act.NoTile()))
-        if game.end_allowed():
+        if kind == "closing":
+            options.append(Option("no more closing tiles: score the game", act.End()))
+        elif game.end_allowed():
             options.append(Option("end the game", act.End()))
         return f"{player}: {verb}", options
 
@@ -224,6 +230,8 @@ class Assistant:
             return str(error)
         if game.board.cells[cell] != EMPTY:
             return "that cell already holds a tile"
+        if game.pending.kind == "closing":
+            return ""   # closing placements follow their own rule: the engine judges them
         what, _ = game.board.classify(cell)
         if what == PUT_DEAD:
             return "it would merge two safe chains (a dead tile): reveal it and draw another"
@@ -233,6 +241,9 @@ class Assistant:
 
     def _confirm(self) -> None:
         chosen = self.prompt.chosen
+        if chosen is not None and chosen.add >= 0:
+            self._basket.append(chosen.add)     # the same option stays chosen: CONFIRM adds another
+            return
         if chosen is None or chosen.action is None:
             self._message = "nothing to confirm yet: place a tile, or NEXT for other choices"
             return
@@ -242,11 +253,14 @@ class Assistant:
             self._message = str(error)
             if self._proposal is not None and hasattr(self._proposal, "tile"):
                 self._flagged[self._proposal.tile] = str(error)
-            self._proposal, self._index = None, 0
+            self._proposal, self._index, self._basket = None, 0, []
             return
-        self._proposal, self._index, self._message = None, 0, ""
+        self._proposal, self._index, self._message, self._basket = None, 0, "", []
 
     def _undo(self) -> None:
+        if self._basket:
+            self._basket.pop()
+            return
         if self._proposal is not None:
             self._proposal, self._index, self._message = None, 0, ""
             return
@@ -276,21 +290,27 @@ def _disposals(game: Game) -> list[Option]:
     return options
 
 
-def _purchases(game: Game) -> list[Option]:
-    """Every purchase the player can pay for in cash, up to the limit: nothing first."""
+def _shares(game: Game, basket: list[int]) -> dict[str, int]:
+    chains = game.rules.chains
+    return {chains[c].name: basket.count(c) for c in sorted(set(basket))}
+
+
+def _purchases(game: Game, basket: list[int]) -> list[Option]:
+    """Buy what the basket holds, or add a share to it (one per CONFIRM), or end the game.
+
+    Built a share at a time, so three buttons reach any purchase without a list
+    of every combination (MEGAcquire's six shares of fourteen companies).
+    """
     seat, chains = game.pending.player, game.rules.chains
-    active = [c for c in game.board.active() if game.bank[c] > 0]
-    options = [Option("buy nothing", act.Buy())]
-    for count in range(1, game.rules.buy_limit + 1):
-        for combo in combinations_with_replacement(active, count):
-            wanted = {c: combo.count(c) for c in set(combo)}
-            if any(n > game.bank[c] for c, n in wanted.items()):
-                continue
-            if sum(game.price(c) * n for c, n in wanted.items()) > game.cash[seat]:
-                continue
-            shares = {chains[c].name: n for c, n in sorted(wanted.items())}
-            label = ", ".join(f"{n} {name}" for name, n in shares.items())
-            options.append(Option(label, act.Buy(shares=shares)))
+    spent = sum(game.price(c) for c in basket)
+    bought = _shares(game, basket)
+    label = ", ".join(f"{n} {name}" for name, n in bought.items())
+    options = [Option(f"buy {label}" if basket else "buy nothing", act.Buy(shares=bought))]
+    if len(basket) < game.rules.buy_limit:
+        for chain in game.board.active():
+            price = game.price(chain)
+            if basket.count(chain) < game.bank[chain] and spent + price <= game.cash[seat]:
+                options.append(Option(f"+1 {chains[chain].name} ({price})", None, add=chain))
     if game.end_allowed():
         options.append(Option("end the game", act.End()))
     return options

@@ -44,7 +44,9 @@ def test_a_tile_seen_is_proposed_and_only_confirm_applies_it(journal, tmp_path):
     tower = [chain.name for chain in game.rules.chains].index(picked)
     assert game.board.sizes[tower] == 2 and game.holdings[2][tower] == 1   # founder's share
     cash = game.cash[2]
-    choose(assistant, f"1 {picked}")
+    choose(assistant, f"+1 {picked} ({game.price(tower)})")    # into the basket: nothing paid yet
+    assert game.cash[2] == cash and assistant.prompt.title.endswith(f"(so far 1 {picked})")
+    choose(assistant, f"buy 1 {picked}")
     assert game.cash[2] == cash - game.price(tower) and game.holdings[2][tower] == 2
     assert assistant.prompt.title == "Ann: place a tile"
     # Every confirmed action is in the journal file, not only in memory.

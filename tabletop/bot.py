@@ -1,0 +1,76 @@
+"""A bot table: players who act only through the assistant, as people at the table would.
+
+It places tiles from its virtual hand (the engine deals them in virtual mode),
+answers every prompt by pressing NEXT a random number of times and then
+CONFIRM, and says a tile it cannot place is not playable. The demo drives the
+camera with its placements; the tests drive the assistant with them directly.
+
+>>> from tabletop.assistant import Assistant
+>>> from tabletop.engine import Game
+>>> class Bare:
+...     def __init__(self, game): self.game = game
+...     def push(self, action): return self.game.push(action)
+...     def undo(self): return self.game.undo()
+>>> assistant = Assistant(Bare(Game("acquire", ["Ann", "Bob"], seed=3)))
+>>> bot = Bot(assistant, seed=3)
+>>> bot.act(), bot.act()
+('2H: a lone tile', 'buy nothing')
+>>> while assistant.game.pending is not None:
+...     _ = bot.act()
+>>> len(assistant.game.standings)
+2
+"""
+
+from __future__ import annotations
+
+import random
+
+from tabletop.assistant import CONFIRM, NEXT, Assistant
+from tabletop.board import EMPTY, PUT_DEAD, PUT_NO_CHAIN
+
+
+class Bot:
+    """Random legal play through ``assistant``'s prompts (virtual mode: the game deals)."""
+
+    def __init__(self, assistant: Assistant, seed: int | None = None) -> None:
+        self.assistant = assistant
+        self.rng = random.Random(seed)
+
+    def tile(self) -> str | None:
+        """The tile the player to act would place now, or None (no playable tile, or not placing)."""
+        game = self.assistant.game
+        pending = game.pending
+        if pending is None or pending.kind not in ("place", "closing"):
+            return None
+        if pending.kind == "closing":
+            remaining = game.remaining_cells()
+            return game.geometry.labels[self.rng.choice(remaining)] if remaining else None
+        cells = [c for c in game.playable(pending.player) if game.board.cells[c] == EMPTY
+                 and game.board.classify(c)[0] not in (PUT_DEAD, PUT_NO_CHAIN)]
+        return game.geometry.labels[self.rng.choice(cells)] if cells else None
+
+    def act(self) -> str:
+        """One step at the table: place a tile (seen at once), or answer the prompt. What it did."""
+        assistant = self.assistant
+        tile = self.tile()
+        if tile is not None and assistant.prompt.chosen.action is None:
+            assistant.tile_seen(tile)
+            if assistant.prompt.chosen.action is not None:
+                described = assistant.prompt.chosen.label
+                assistant.press(CONFIRM)
+                return described
+            assistant.tile_removed(tile)    # refused: the player takes it back
+        return self.answer()
+
+    def answer(self) -> str:
+        """Press NEXT a random number of times and CONFIRM what is then chosen."""
+        assistant = self.assistant
+        options = assistant.prompt.options
+        answers = [k for k, o in enumerate(options) if o.action is not None or o.add >= 0]
+        if not answers:
+            raise RuntimeError(f"nothing to answer: {assistant.prompt.title}")
+        wanted = options[self.rng.choice(answers)]
+        while assistant.prompt.chosen != wanted:
+            assistant.press(NEXT)
+        assistant.press(CONFIRM)
+        return wanted.label if wanted.add < 0 else f"{wanted.label}, then " + self.answer()
