@@ -303,7 +303,7 @@ def latency_figures(records: list[dict], results: list[dict]) -> dict:
     figures["stream_count"] = sum(len(r.get("cpu_ms", ())) for r in results)
     judged = "stream" if figures["stream_count"] else "frames"
     figures["p50_ms"], figures["p95_ms"] = figures[f"{judged}_cpu"]
-    figures["judged_on"] = (f"CPU time per frame of watch's stream" if judged == "stream"
+    figures["judged_on"] = ("CPU time per frame of watch's stream" if judged == "stream"
                             else "CPU time per independent frame")
     return figures
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tabletop.assistant import CONFIRM, NEXT, UNDO, Assistant
@@ -54,7 +56,7 @@ def test_a_tile_seen_is_proposed_and_only_confirm_applies_it(journal, tmp_path):
     with Journal.open(tmp_path / "journal.db") as again:
         resumed = again.resume(table.id)
         assert resumed.game.holdings[2][tower] == 2
-        assert [line["do"] for line in map(_json, resumed.lines[1:])] == ["place", "found", "buy"]
+        assert [line["do"] for line in map(json.loads, resumed.lines[1:])] == ["place", "found", "buy"]
 
 
 def test_undo_drops_a_proposal_first_then_takes_back_the_last_action(journal):
@@ -125,8 +127,3 @@ def test_an_unknown_button_is_refused_with_the_names_of_the_buttons(journal):
     assistant = Assistant(journal.start(SETUP))
     with pytest.raises(ValueError, match="confirm, next, undo"):
         assistant.press("OK")
-
-
-def _json(line: str) -> dict:
-    import json
-    return json.loads(line)
