@@ -5,12 +5,14 @@ with ``game``, ``push(action)`` and ``undo()``): the journal records every
 confirmed action before the engine's events come back, so nothing is shown as
 done that is not on disk.
 
-The table is always asked one thing, a :class:`Prompt`: a list of options
-NEXT cycles through and CONFIRM applies; UNDO takes back an unconfirmed
-proposal, or else the last confirmed action. A tile the camera commits (or a
-player taps in by hand) becomes a proposal saying what it does; a tile the
-rules refuse is explained, applies nothing, and stays flagged until it is
-taken off the board.
+The table is always asked one thing, a :class:`~tabletop.prompts.Prompt`: a
+list of options NEXT cycles through and CONFIRM applies; UNDO takes back an
+unconfirmed proposal, or else the last confirmed action. A tile the camera
+commits (or a player taps in by hand) becomes a proposal saying what it does;
+a tile the rules refuse is explained, applies nothing, and stays flagged until
+it is taken off the board. What the camera sees is kept beside the game's
+board: where they differ (a tile taken off, a tile the game never heard of)
+the table is shown the differences to settle, never left to guess.
 
 >>> from tabletop.engine import Game
 >>> class Bare:  # a table without a journal, for the example
@@ -30,15 +32,20 @@ taken off the board.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Callable, Iterable, Protocol
 
 from tabletop import actions as act
 from tabletop.board import EMPTY, PUT_DEAD, PUT_FOUND, PUT_GROW, PUT_MERGE, PUT_NO_CHAIN
 from tabletop.engine import Game
 from tabletop.errors import TabletopError
+from tabletop.prompts import Option, Prompt, describe, disposals, endings, purchases
+
+__all__ = ["Assistant", "BUTTONS", "CONFIRM", "GameTable", "NEXT", "Option", "Prompt", "UNDO"]
 
 CONFIRM, NEXT, UNDO = "confirm", "next", "undo"
 BUTTONS = (CONFIRM, NEXT, UNDO)
+#: Settle-prompt commands (an option's ``command``).
+DISMISS, PROPOSE = "dismiss", "propose:"
 
 
 class GameTable(Protocol):
@@ -51,62 +58,63 @@ class GameTable(Protocol):
     def undo(self) -> list[dict[str, Any]]: ...
 
 
-@dataclass(frozen=True)
-class Option:
-    """One answer to a prompt: what the screen says, and the action CONFIRM applies.
-
-    An option without an action only waits (CONFIRM does nothing): a stray press
-    must never declare "no playable tile" while the table is placing one.
-    """
-
-    label: str
-    action: act.Action | None
-    #: A share of this chain (index) that CONFIRM adds to the purchase being put together.
-    add: int = -1
-
-
-@dataclass(frozen=True)
-class Prompt:
-    """What the table is asked now: ``options`` (NEXT cycles, CONFIRM applies ``options[index]``).
-
-    ``kind`` is the game's pending kind; ``message`` explains the last thing
-    refused; ``flagged`` lists tiles on the board the rules refused, to be taken off.
-    """
-
-    kind: str
-    player: str | None
-    title: str
-    options: tuple[Option, ...]
-    index: int = 0
-    message: str = ""
-    flagged: tuple[str, ...] = ()
-
-    @property
-    def chosen(self) -> Option | None:
-        return self.options[self.index] if self.options else None
+#: Called after every confirmed action (and undo) with what was done and the engine's events.
+Listener = Callable[[str, list[dict[str, Any]]], None]
 
 
 @dataclass
 class Assistant:
-    """Turns tiles seen or tapped and button presses into confirmed actions on ``table``."""
+    """Turns tiles seen or tapped and button presses into confirmed actions on ``table``.
+
+    ``seen`` is the board the camera sees, if known (labels); ``flagged``
+    tiles already on it that must come off, with the reason (the turn-order
+    tiles of games that put them back in the bag).
+    """
 
     table: GameTable
+    seen: Iterable[str] | None = None
+    flagged: dict[str, str] = field(default_factory=dict)
+    listener: Listener | None = None
     #: What CONFIRM and UNDO gave back last (the engine's events), for the screen.
     events: list[dict[str, Any]] = field(default_factory=list)
     _proposal: act.Action | None = None
     _index: int = 0
     _message: str = ""
-    _flagged: dict[str, str] = field(default_factory=dict)  # tile label -> why it was refused
-    _basket: list[int] = field(default_factory=list)  # the purchase so far: a chain per share
+    _basket: list[int] = field(default_factory=list)   # the purchase so far: a chain per share
+    _traded: list[int] = field(default_factory=list)   # shares traded in to pay for it
+    _banner: str = ""
+    _accepted: frozenset[str] = frozenset()             # differences the table chose to leave
+
+    def __post_init__(self) -> None:
+        self._seen: set[str] | None = None if self.seen is None else set(self.seen)
 
     @property
     def game(self) -> Game:
         return self.table.game
 
-    # --- inputs -----------------------------------------------------------------------------
+    @property
+    def basket(self) -> tuple[int, ...]:
+        """The purchase being put together: chain indices of shares bought, then traded in."""
+        return tuple(self._basket + self._traded)
+
+    @property
+    def manual(self) -> bool:
+        """Whether the camera is off: tiles are entered by tapping their cells."""
+        return bool(self._banner)
+
+    # --- inputs from the camera and the screen -------------------------------------------------
 
     def tile_seen(self, label: str) -> None:
         """The camera committed a tile: propose placing it (or, in a market draw, drawing it)."""
+        label = self._canonical(label)
+        if label is None:
+            return
+        if self._seen is not None:
+            missing = label in self._game_tiles() and label not in self._seen
+            self._seen.add(label)
+            if missing:
+                self._message = f"{label} is back on the board"
+                return
         game = self.game
         if game.pending is None:
             self._message = "the game is over: no more tiles"
@@ -114,26 +122,73 @@ class Assistant:
         kind = game.pending.kind
         if kind == "market":
             self._propose(act.Market(tile=label))
-        elif kind in ("place", "closing"):
-            problem = self._refusal(label)
-            if problem:
-                self._flagged[label] = problem
-                self._message = f"{label}: {problem}. Take it off the board."
-                return
-            self._propose(act.Place(tile=label))
+        elif kind in ("place", "closing") and self._proposal is None:
+            self._placed(label)
         else:
-            self._message = (f"{label} was placed while the table is asked to "
-                             f"{self.prompt.title.split(': ', 1)[-1]}: take it off, finish this first")
-            self._flagged[label] = "placed out of turn"
+            asked = self.prompt.title.split(": ", 1)[-1]
+            self._flag(label, "placed out of turn",
+                       f"{label} was placed while the table is asked to {asked}: "
+                       f"take it off, finish this first")
 
     def enter(self, label: str) -> None:
         """A tile tapped in by hand (the camera missed or misread it): as if seen."""
         self.tile_seen(label)
 
+    def reveal_dead(self, label: str, player: str | None = None) -> None:
+        """``player`` (any, at any time; default the one to act) shows a dead tile: propose it."""
+        label = self._canonical(label)
+        if label is not None and self.game.pending is not None:
+            self._propose(act.Dead(tile=label, player=player))
+
     def tile_removed(self, label: str) -> None:
-        """A flagged tile was taken off the board: stop flagging it."""
-        if self._flagged.pop(label, None) is not None and not self._flagged:
+        """A tile was taken off the board: a flagged one stops being flagged."""
+        self.changes_seen((), (label,))
+
+    def changes_seen(self, new: Iterable[str], gone: Iterable[str], message: str = "") -> None:
+        """The camera saw a change it would not commit as one placement (tiles come or gone).
+
+        A flagged tile taken off is what was asked for; a tile of the game
+        taken off, or tiles nobody placed, become differences to settle; one
+        new tile beside removals (a refused tile moved to its right cell) is
+        proposed like any placement.
+        """
+        explained, unflagged = True, False
+        for label in gone:
+            if self._seen is not None:
+                self._seen.discard(label)
+            if self.flagged.pop(label, None) is None:
+                explained = False
+            else:
+                unflagged = True
+        if unflagged and not self.flagged:
             self._message = ""
+        new = list(new)
+        if len(new) == 1:
+            self.tile_seen(new[0])
+            return
+        if new:
+            explained = False
+            if self._seen is not None:
+                self._seen.update(new)
+        if not explained and message:
+            self._message = f"camera: {message}"
+
+    def board_seen(self, labels: Iterable[str]) -> None:
+        """The camera's view of the whole board (at start, after a resume, when it returns)."""
+        self._seen, self._accepted = set(labels), frozenset()
+        for label in list(self.flagged):
+            if label not in self._seen:
+                del self.flagged[label]
+
+    def camera_lost(self, message: str) -> None:
+        """The camera stopped: switch to entering tiles by hand, with a banner saying so."""
+        if not self._banner:
+            self._banner = f"camera off ({message}): tap each tile's cell to enter it"
+        self._seen = None
+
+    def camera_back(self) -> None:
+        """The camera works again; its next view of the board is compared with the game."""
+        self._banner = ""
 
     def press(self, button: str) -> None:
         """CONFIRM applies the chosen option, NEXT shows the next one, UNDO takes back."""
@@ -150,22 +205,57 @@ class Assistant:
     # --- the prompt ---------------------------------------------------------------------------
 
     @property
+    def differences(self) -> list[str]:
+        """Where the camera's board and the game's differ, as the table reads them."""
+        if self._seen is None:
+            return []
+        game_tiles = self._game_tiles()
+        pending = {self._proposal.tile} if isinstance(self._proposal, (act.Place, act.Market)) \
+            else set()
+        extra = self._seen - game_tiles - set(self.flagged) - pending
+        missing = game_tiles - self._seen
+        order = self.game.geometry.parse
+        return [f"{label} is on the board, not in the game" for label in sorted(extra, key=order)] + \
+            [f"{label} is in the game, not on the board" for label in sorted(missing, key=order)]
+
+    @property
     def prompt(self) -> Prompt:
         """What the table is asked now."""
         game = self.game
-        flagged = tuple(self._flagged)
+        differences = tuple(self.differences)
+        common = dict(message=self._message, flagged=tuple(self.flagged), banner=self._banner,
+                      differences=differences)
         if game.pending is None:
-            return Prompt("over", None, "The game is over", (), 0, self._message, flagged)
+            return Prompt("over", None, "The game is over", (), 0, **common)
         kind, player = game.pending.kind, game.names[game.pending.player]
         if self._proposal is not None:
-            options = (Option(self._describe(self._proposal), self._proposal),)
-            title = f"{player} placed {self._proposal.tile}" \
-                if isinstance(self._proposal, act.Place) else \
-                f"{player}: the market draws {self._proposal.tile}"
+            options = [Option(self._describe(self._proposal), self._proposal)]
+            title = self._proposal_title(player)
+        elif set(differences) - self._accepted:
+            kind, title, options = "settle", "The board and the game differ", \
+                self._settling(kind)
         else:
             title, options = self._question(kind, player)
         index = min(self._index, max(len(options) - 1, 0))
-        return Prompt(kind, player, title, tuple(options), index, self._message, flagged)
+        return Prompt(kind, player, title, tuple(options), index, **common)
+
+    def _proposal_title(self, player: str) -> str:
+        proposal = self._proposal
+        if isinstance(proposal, act.Place):
+            return f"{player} placed {proposal.tile}"
+        if isinstance(proposal, act.Dead):
+            return f"{proposal.player or player} reveals {proposal.tile}"
+        return f"{player}: the market draws {proposal.tile}"
+
+    def _settling(self, kind: str) -> list[Option]:
+        options = []
+        if kind in ("place", "closing") and self._seen is not None:
+            extra = self._seen - self._game_tiles() - set(self.flagged)
+            for label in sorted(extra, key=self.game.geometry.parse):
+                options.append(Option(f"{label} was placed this turn: propose it", None,
+                                      command=PROPOSE + label))
+        options.append(Option("carry on: the game's record stands", None, command=DISMISS))
+        return options
 
     def _question(self, kind: str, player: str) -> tuple[str, list[Option]]:
         game, chains = self.game, self.game.rules.chains
@@ -178,27 +268,27 @@ class Assistant:
                     [Option(chains[c].name, action(chain=chains[c].name))
                      for c in game.pending.choices])
         if kind == "dispose":
-            return (f"{player}: your {chains[game.merger.defunct].name} shares",
-                    _disposals(game))
+            return f"{player}: your {chains[game.merger.defunct].name} shares", disposals(game)
         if kind == "buy":
-            bought = _shares(game, self._basket)
-            summary = ", ".join(f"{n} {name}" for name, n in bought.items()) or "nothing"
-            return f"{player}: buy shares (so far {summary})", _purchases(game, self._basket)
+            return (f"{player}: buy shares (so far {describe(game, self._basket, self._traded)})",
+                    purchases(game, self._basket, self._traded, agreed_end=True))
         if kind == "market":
             return f"{player}: draw a tile for the stock market and place it", []
         verb = "place a tile" if kind == "place" else "place a closing tile"
-        options = [Option(f"waiting: {verb}", None)]
+        waiting = f"waiting: {verb}" + (" (tap its cell)" if self.manual else "")
+        options = [Option(waiting, None)]
         if kind == "place":
             options.append(Option("no playable tile", act.NoTile()))
-        if kind == "closing":
+            options.extend(endings(game, agreed=True))
+        else:
             options.append(Option("no more closing tiles: score the game", act.End()))
-        elif game.end_allowed():
-            options.append(Option("end the game", act.End()))
         return f"{player}: {verb}", options
 
     def _describe(self, action: act.Action) -> str:
         if isinstance(action, act.Market):
             return f"the market gets the shares of {action.tile}"
+        if isinstance(action, act.Dead):
+            return f"{action.tile} is dead (it would merge two safe chains): reveal it, draw another"
         game = self.game
         cell = game.geometry.parse(action.tile)
         what, touched = game.board.classify(cell)
@@ -218,48 +308,89 @@ class Assistant:
 
     # --- applying -----------------------------------------------------------------------------
 
+    def _canonical(self, label: str) -> str | None:
+        """The board's own spelling of a cell label, or None (and the reason shown)."""
+        geometry = self.game.geometry
+        try:
+            return geometry.labels[geometry.parse(label)]
+        except TabletopError as error:
+            self._message = str(error)
+            return None
+
+    def _game_tiles(self) -> set[str]:
+        """The cells holding a tile in the game's books (lone, chain or turned-over dead)."""
+        labels = self.game.geometry.labels
+        return {labels[cell] for cell, owner in enumerate(self.game.board.cells) if owner != EMPTY}
+
+    def _flag(self, label: str, reason: str, message: str) -> None:
+        self.flagged[label] = reason
+        self._message = message
+
+    def _placed(self, label: str) -> None:
+        game = self.game
+        cell = game.geometry.parse(label)
+        if game.board.cells[cell] != EMPTY:
+            self._flag(label, "that cell already holds a tile",
+                       f"{label}: that cell already holds a tile. Take it off the board.")
+        elif game.pending.kind == "closing":
+            self._propose(act.Place(tile=label))   # closing placements: the engine judges them
+        elif game.board.classify(cell)[0] == PUT_DEAD:
+            self._propose(act.Dead(tile=label))
+        elif game.board.classify(cell)[0] == PUT_NO_CHAIN:
+            self._flag(label, "no chain left to found",
+                       f"{label}: it would found a chain, and every chain is on the board. "
+                       f"Take it off the board.")
+        else:
+            self._propose(act.Place(tile=label))
+
     def _propose(self, action: act.Action) -> None:
         self._proposal, self._index, self._message = action, 0, ""
 
-    def _refusal(self, label: str) -> str:
-        """Why the rules refuse a tile on ``label`` now, or "" if they do not (at a glance)."""
-        game = self.game
-        try:
-            cell = game.geometry.parse(label)
-        except (TabletopError, ValueError, KeyError) as error:
-            return str(error)
-        if game.board.cells[cell] != EMPTY:
-            return "that cell already holds a tile"
-        if game.pending.kind == "closing":
-            return ""   # closing placements follow their own rule: the engine judges them
-        what, _ = game.board.classify(cell)
-        if what == PUT_DEAD:
-            return "it would merge two safe chains (a dead tile): reveal it and draw another"
-        if what == PUT_NO_CHAIN:
-            return "it would found a chain, and every chain is on the board"
-        return ""
-
     def _confirm(self) -> None:
         chosen = self.prompt.chosen
-        if chosen is not None and chosen.add >= 0:
-            self._basket.append(chosen.add)     # the same option stays chosen: CONFIRM adds another
+        if chosen is not None and chosen.builds:
+            # The same option stays chosen: CONFIRM again adds another.
+            (self._basket if chosen.add >= 0 else self._traded).append(max(chosen.add, chosen.trade))
+            return
+        if chosen is not None and chosen.command:
+            self._command(chosen.command)
             return
         if chosen is None or chosen.action is None:
             self._message = "nothing to confirm yet: place a tile, or NEXT for other choices"
             return
+        self._apply(chosen.action)
+
+    def _apply(self, action: act.Action) -> None:
+        proposal = self._proposal
         try:
-            self.events = self.table.push(chosen.action)
+            self.events = self.table.push(action)
         except TabletopError as error:
             self._message = str(error)
-            if self._proposal is not None and hasattr(self._proposal, "tile"):
-                self._flagged[self._proposal.tile] = str(error)
-            self._proposal, self._index, self._basket = None, 0, []
-            return
-        self._proposal, self._index, self._message, self._basket = None, 0, "", []
+            if isinstance(proposal, (act.Place, act.Dead)):
+                self.flagged[proposal.tile] = str(error)
+                self._proposal, self._index = None, 0
+            return          # a refused purchase keeps its basket, to be changed with UNDO
+        self._proposal, self._index, self._message = None, 0, ""
+        self._basket, self._traded = [], []
+        if isinstance(action, act.Dead) and self.game.board.cells[
+                self.game.geometry.parse(action.tile)] == EMPTY and \
+                (self._seen is None or action.tile in self._seen):
+            self._flag(action.tile, "a revealed dead tile",
+                       f"{action.tile} is out of the game: take it off and draw another")
+        self._tell(action)
+
+    def _command(self, command: str) -> None:
+        if command == DISMISS:
+            self._accepted = frozenset(self.differences)
+        elif command.startswith(PROPOSE):
+            self._accepted = frozenset(self.differences)
+            self._placed(command[len(PROPOSE):])
+        self._index = 0
 
     def _undo(self) -> None:
-        if self._basket:
-            self._basket.pop()
+        if self._traded or self._basket:
+            (self._traded or self._basket).pop()
+            self._message = ""
             return
         if self._proposal is not None:
             self._proposal, self._index, self._message = None, 0, ""
@@ -270,47 +401,8 @@ class Assistant:
             self._message = str(error)
             return
         self._index, self._message = 0, ""
+        self._tell(None)
 
-
-def _disposals(game: Game) -> list[Option]:
-    """The disposal presets NEXT offers: keep all, sell all, trade all, trade all and sell the rest."""
-    seat, ratio, rules = game.pending.player, game.rules.trade_ratio, game.rules
-    held = game.holdings[seat][game.merger.defunct]
-    trade = (game.trade_max(seat) // ratio) * ratio if ratio else 0
-    options, seen = [], set()
-    candidates = [("sell all", held, 0), ("trade the most, sell the rest", held - trade, trade)]
-    if "keep" in rules.disposal:
-        candidates = [("keep all", 0, 0)] + candidates + [("trade the most, keep the rest", 0, trade)]
-    for label, sell, traded in candidates:
-        if (sell, traded) in seen or (traded and not trade):
-            continue
-        seen.add((sell, traded))
-        options.append(Option(f"{label} (sell {sell}, trade {traded})",
-                              act.Dispose(sell=sell, trade=traded)))
-    return options
-
-
-def _shares(game: Game, basket: list[int]) -> dict[str, int]:
-    chains = game.rules.chains
-    return {chains[c].name: basket.count(c) for c in sorted(set(basket))}
-
-
-def _purchases(game: Game, basket: list[int]) -> list[Option]:
-    """Buy what the basket holds, or add a share to it (one per CONFIRM), or end the game.
-
-    Built a share at a time, so three buttons reach any purchase without a list
-    of every combination (MEGAcquire's six shares of fourteen companies).
-    """
-    seat, chains = game.pending.player, game.rules.chains
-    spent = sum(game.price(c) for c in basket)
-    bought = _shares(game, basket)
-    label = ", ".join(f"{n} {name}" for name, n in bought.items())
-    options = [Option(f"buy {label}" if basket else "buy nothing", act.Buy(shares=bought))]
-    if len(basket) < game.rules.buy_limit:
-        for chain in game.board.active():
-            price = game.price(chain)
-            if basket.count(chain) < game.bank[chain] and spent + price <= game.cash[seat]:
-                options.append(Option(f"+1 {chains[chain].name} ({price})", None, add=chain))
-    if game.end_allowed():
-        options.append(Option("end the game", act.End()))
-    return options
+    def _tell(self, action: act.Action | None) -> None:
+        if self.listener is not None:
+            self.listener("undo" if action is None else action.kind, self.events)

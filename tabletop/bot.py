@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import random
 
-from tabletop.assistant import CONFIRM, NEXT, Assistant
+from tabletop.assistant import CONFIRM, NEXT, UNDO, Assistant
 from tabletop.board import EMPTY, PUT_DEAD, PUT_NO_CHAIN
 
 
@@ -65,12 +65,24 @@ class Bot:
     def answer(self) -> str:
         """Press NEXT a random number of times and CONFIRM what is then chosen."""
         assistant = self.assistant
-        options = assistant.prompt.options
-        answers = [k for k, o in enumerate(options) if o.action is not None or o.add >= 0]
+        prompt = assistant.prompt
+        options = prompt.options
+        # A bot table never agrees to end early (the demo plays games to their end), and
+        # leaves the board's differences to the table (it has none of its own).
+        answers = [k for k, o in enumerate(options)
+                   if (o.action is not None and not getattr(o.action, "agreed", False))
+                   or o.builds]
         if not answers:
-            raise RuntimeError(f"nothing to answer: {assistant.prompt.title}")
+            raise RuntimeError(f"nothing to answer: {prompt.title}")
         wanted = options[self.rng.choice(answers)]
         while assistant.prompt.chosen != wanted:
             assistant.press(NEXT)
         assistant.press(CONFIRM)
-        return wanted.label if wanted.add < 0 else f"{wanted.label}, then " + self.answer()
+        if wanted.builds:
+            return f"{wanted.label}, then " + self.answer()
+        if assistant.prompt.message and assistant.prompt.kind == prompt.kind == "buy":
+            # The purchase was refused (a trade-in the rules do not allow): start it again.
+            while assistant.basket:
+                assistant.press(UNDO)
+            return f"{wanted.label} (refused), then " + self.answer()
+        return wanted.label
