@@ -244,6 +244,8 @@ class _Planner:
         self.states: list[FrameState] = []
         self.events: list[Event] = []
         seats = rng.permutation(4)[: int(rng.integers(2, 5))]
+        #: Seconds the board stays quiet after each step (drawn between the two).
+        self.pause = (1.0, 3.0)
         self.players = [_Player(int(edge), SKIN_TONES[int(rng.integers(len(SKIN_TONES)))],
                                 SLEEVES[int(rng.integers(len(SLEEVES)))], bool(rng.random() < 0.15))
                         for edge in seats]
@@ -380,7 +382,7 @@ class _Planner:
             kind, cells = "wait", ()
         else:
             raise TypeError(f"not a sequence step: {step!r}")
-        self.quiet(self.seconds(1.0, 3.0) if kind != "wait" else step.seconds)
+        self.quiet(self.seconds(*self.pause) if kind != "wait" else step.seconds)
         end = len(self.states)
         clear_from = start
         for index in range(start, end):

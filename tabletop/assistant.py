@@ -58,7 +58,8 @@ class GameTable(Protocol):
     def undo(self) -> list[dict[str, Any]]: ...
 
 
-#: Called after every confirmed action (and undo) with what was done and the engine's events.
+#: Called after every confirmed action (and undo) with what was done ("Ann: 6C: founds a
+#: chain", "undo") and the engine's events: the journal has it by then.
 Listener = Callable[[str, list[dict[str, Any]]], None]
 
 
@@ -358,10 +359,12 @@ class Assistant:
         if chosen is None or chosen.action is None:
             self._message = "nothing to confirm yet: place a tile, or NEXT for other choices"
             return
-        self._apply(chosen.action)
+        self._apply(chosen.action, chosen.label)
 
-    def _apply(self, action: act.Action) -> None:
-        proposal = self._proposal
+    def _apply(self, action: act.Action, label: str) -> None:
+        proposal, game = self._proposal, self.game
+        actor = action.player or game.names[game.current if isinstance(action, act.End)
+                                            else game.pending.player]
         try:
             self.events = self.table.push(action)
         except TabletopError as error:
@@ -377,7 +380,7 @@ class Assistant:
                 (self._seen is None or action.tile in self._seen):
             self._flag(action.tile, "a revealed dead tile",
                        f"{action.tile} is out of the game: take it off and draw another")
-        self._tell(action)
+        self._tell(f"{actor}: {label}")
 
     def _command(self, command: str) -> None:
         if command == DISMISS:
@@ -393,6 +396,9 @@ class Assistant:
             self._message = ""
             return
         if self._proposal is not None:
+            if isinstance(self._proposal, act.Place) and self._seen is not None:
+                # The table says the camera was wrong (a misread, to be tapped in right).
+                self._seen.discard(self._proposal.tile)
             self._proposal, self._index, self._message = None, 0, ""
             return
         try:
@@ -401,8 +407,8 @@ class Assistant:
             self._message = str(error)
             return
         self._index, self._message = 0, ""
-        self._tell(None)
+        self._tell("undo")
 
-    def _tell(self, action: act.Action | None) -> None:
+    def _tell(self, what: str) -> None:
         if self.listener is not None:
-            self.listener("undo" if action is None else action.kind, self.events)
+            self.listener(what, self.events)

@@ -49,6 +49,18 @@ class Bot:
                  and game.board.classify(c)[0] not in (PUT_DEAD, PUT_NO_CHAIN)]
         return game.geometry.labels[self.rng.choice(cells)] if cells else None
 
+    def dead(self) -> str | None:
+        """A dead tile the player to place holds, on a free cell, to reveal; or None."""
+        game = self.assistant.game
+        pending = game.pending
+        if pending is None or pending.kind != "place":
+            return None
+        for tile in game.hands[pending.player]:
+            free = [c for c in game.geometry.cells_of[tile] if game.board.cells[c] == EMPTY]
+            if free and game.is_dead(tile):
+                return game.geometry.labels[free[0]]
+        return None
+
     def act(self) -> str:
         """One step at the table: place a tile (seen at once), or answer the prompt. What it did."""
         assistant = self.assistant

@@ -101,6 +101,8 @@ def _parser() -> argparse.ArgumentParser:
 
     from tabletop.vision_commands import register as vision  # OpenCV loads only when they run
     vision(commands)
+    from tabletop.table_commands import register as table
+    table(commands)
     return parser
 
 

@@ -25,7 +25,7 @@ from tabletop.errors import TabletopError
 #: Every key a configuration file may set, with its default. "auto" lets the
 #: device layer choose (a Pi camera or GPIO pins where present, else a stand-in).
 DEFAULTS: dict[str, dict[str, Any]] = {
-    "table": {"name": "table 1", "rules": "acquire"},
+    "table": {"name": "table 1", "rules": "acquire", "players": [], "options": {}},
     "camera": {"source": "auto", "fps": 10},
     "controls": {"kind": "auto", "hold_time": 1.5, "pins": {}},
     "printer": {"url": "", "baudrate": 9600, "columns": 32},
@@ -92,7 +92,44 @@ def load_config(path: str | Path | None = None,
             values[section][key] = environ[variable]
     if not values["paths"]["data"]:
         values["paths"]["data"] = str(default_data_dir(environ))
+    _check(values, path, environ)
     return Config(path, found, values)
+
+
+#: Values a key may take, where not every value of its type will do.
+CHOICES = {("controls", "kind"): ("auto", "gpio", "keyboard", "panel", "mock"),
+           ("screen", "language"): ("en", "zh-TW")}
+
+
+def _check(values: dict[str, dict[str, Any]], path: Path, environ: Mapping[str, str]) -> None:
+    """Refuse values of the right type that cannot work, naming the key, where it was set and why."""
+    from tabletop.ruleset import available_rules
+
+    def where(section: str, key: str) -> str:
+        for variable, named in ENVIRONMENT.items():
+            if named == (section, key) and environ.get(variable):
+                return f"${variable}"
+        return str(path)
+
+    def refuse(section: str, key: str, reason: str) -> None:
+        raise ConfigError(f"{where(section, key)}: {section}.{key} = "
+                          f"{values[section][key]!r}: {reason}")
+
+    for (section, key), allowed in CHOICES.items():
+        if values[section][key] not in allowed:
+            refuse(section, key, f"expected one of {', '.join(allowed)}")
+    rules = values["table"]["rules"]
+    if rules not in available_rules() and not Path(rules).expanduser().is_file():
+        refuse("table", "rules", f"no such rule set (shipped: {', '.join(available_rules())}, "
+                                 f"or the path of a rule file)")
+    for section, key in (("camera", "fps"), ("controls", "hold_time"), ("printer", "baudrate"),
+                         ("printer", "columns"), ("panel", "baudrate")):
+        if values[section][key] <= 0:
+            refuse(section, key, "must be more than 0")
+    players = values["table"]["players"]
+    if any(not isinstance(name, str) or not name.strip() for name in players) or \
+            len(set(players)) != len(players):
+        refuse("table", "players", "the seats must be distinct names, in seating order")
 
 
 def _overlay(values: dict[str, dict[str, Any]], given: Mapping[str, Any], path: Path) -> None:

@@ -153,3 +153,19 @@ def endings(game: Game, agreed: bool) -> list[Option]:
             game.options.get("agreed_end") and game.pending.kind in ("place", "buy"):
         options.append(Option("end by agreement of all players", act.End(agreed=True)))
     return options
+
+
+def screen_lines(prompt: Prompt) -> list[str]:
+    """A prompt as a headless screen shows it: banner, title, the chosen option, notes.
+
+    >>> screen_lines(Prompt("place", "Ann", "Ann: place a tile",
+    ...                     (Option("waiting: place a tile", None),), message="5C: refused"))
+    ['Ann: place a tile  [waiting: place a tile]', '  ! 5C: refused']
+    """
+    lines = [f"** {prompt.banner} **"] if prompt.banner else []
+    chosen = f"  [{prompt.chosen.label}]" if prompt.chosen is not None else ""
+    lines.append(f"{prompt.title}{chosen}")
+    lines += [f"  ! {prompt.message}"] if prompt.message else []
+    lines += [f"  - {difference}" for difference in prompt.differences]
+    lines += [f"  take off: {', '.join(prompt.flagged)}"] if prompt.flagged else []
+    return lines

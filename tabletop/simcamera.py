@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from hardware.camera import SOURCES, CameraError, EndOfStream, Recording
+from hardware.camera import SOURCES, Camera, CameraError, EndOfStream, Recording
 
 PREFIX = "sim"
 
@@ -90,3 +90,42 @@ class SimCamera(Recording):
 def register() -> None:
     """Make ``open_camera("sim...")`` build a :class:`SimCamera`."""
     SOURCES.setdefault(PREFIX, SimCamera)
+
+
+class LiveCamera(Camera):
+    """The demo's camera over a :class:`calibration.livetable.LiveTable`: frames as players act.
+
+    Frames come as fast as they are asked for (the demo paces them); each
+    frame's index and time are the table's own, so a decision's frame number
+    is the rendered frame's. :meth:`unplug` and :meth:`plug` pull the cable:
+    while unplugged the table goes on unseen and the camera reports a fault,
+    retried on the table's clock as a real one would be.
+    """
+
+    def __init__(self, live: Any, **common: Any) -> None:
+        common.setdefault("frozen_frames", None)
+        super().__init__("sim:live", clock=lambda: live.position / live.fps, **common)
+        self.live = live
+        self.unplugged = False
+
+    def unplug(self) -> None:
+        self.unplugged = True
+
+    def plug(self) -> None:
+        self.unplugged = False
+
+    def read(self):  # noqa: ANN201 - Frame | None, as the base class
+        if self.unplugged:
+            self.live.skip()           # the table goes on, unseen
+        return super().read()
+
+    def _connect(self) -> None:
+        if self.unplugged:
+            raise CameraError("unplugged (no device)")
+
+    def _fetch(self) -> tuple[np.ndarray, float] | None:
+        if self.unplugged:
+            raise CameraError("unplugged (no device)")
+        index, seconds, image = self.live.next_frame()
+        self._count = index            # the frame's number is the table's
+        return image, seconds

@@ -1,0 +1,182 @@
+"""``tabletop run``: the real table, assembled from the configuration.
+
+The camera (``[camera] source``), its calibration (``calibration.json`` in the
+data folder), the buttons (``[controls]``) and the journal (``journal.db``
+in the data folder) are joined by the :class:`~tabletop.tableloop.TableLoop`.
+An unfinished game of this table is resumed at its last confirmed action,
+else a new one is set up with ``[table] players`` (or ``--players``). Until
+the touchscreen app lands it runs headless: it prints what the screen would
+show (the prompt, faults, the differences between the board and the game)
+and every confirmed action.
+
+Part of the composition root: calibration and hardware are imported here,
+lazily, never by the engine.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+from typing import Any, Callable
+
+from tabletop.assistant import Assistant
+from tabletop.config import Config, ConfigError
+from tabletop.journal import Journal, Table
+from tabletop.prompts import screen_lines
+from tabletop.ruleset import load_rules
+from tabletop.seating import Seating
+from tabletop.tableloop import TableLoop
+
+CALIBRATION_FILE = "calibration.json"
+JOURNAL_FILE = "journal.db"
+RECORDED = ("dir:", "file:", "sim")
+
+
+class Runner:
+    """One table, run from its configuration until stopped (Ctrl-C, SIGTERM)."""
+
+    def __init__(self, config: Config, players: list[str] | None = None, new: bool = False,
+                 out: Callable[[str], None] = print) -> None:
+        self.config = config
+        self.out = out
+        self.data = config.data_dir
+        self.data.mkdir(parents=True, exist_ok=True)
+        table = config.values["table"]
+        self.journal = Journal.open(self.data / JOURNAL_FILE, table_name=table["name"])
+        for message in self.journal.report.messages:
+            self.out(f"journal: {message}")
+        try:
+            self.camera = self._camera()
+            self.eyes = self._eyes()
+            self.controls = self._controls()
+            self.desk = self._desk(players, new)
+        except BaseException:
+            self.journal.close()
+            raise
+        self.loop = TableLoop(self.desk, self.camera, self.eyes, start=self._start)
+        self._shown: list[str] = []
+
+    # --- assembling -------------------------------------------------------------------------
+
+    def _camera(self) -> Any:
+        from hardware.camera import default_source, open_camera
+        from tabletop.simcamera import register
+
+        register()
+        source = self.config.values["camera"]["source"]
+        source = default_source() if source == "auto" else source
+        try:
+            if source.startswith(RECORDED):
+                return open_camera(source, fps=self.config.values["camera"]["fps"])
+            return open_camera(source)
+        except ValueError as error:
+            raise ConfigError(f"camera.source = {source!r}: {error}") from None
+
+    def _eyes(self) -> Any:
+        from calibration.calfile import load_calibration
+        from calibration.recognize import Watcher
+
+        path = self.data / CALIBRATION_FILE
+        if path.is_file():
+            return Watcher(load_calibration(path))
+        if hasattr(self.camera, "calibration_view"):     # the simulated table calibrates itself
+            from calibration.calibrate import calibrate
+
+            image, corners = self.camera.calibration_view()
+            return Watcher(calibrate(image, corners, self.camera.settings["rules"]))
+        raise ConfigError(f"no calibration at {path}: photograph the empty board and run "
+                          f"`tabletop calibrate --image PHOTO --corners ... --out {path}`")
+
+    def _controls(self) -> Any:
+        from hardware.controls import BACKENDS, ControlsUnavailable, _accepted, open_controls
+
+        settings = self.config.values["controls"]
+        kind = None if settings["kind"] == "auto" else settings["kind"]
+        options: dict[str, Any] = {"hold_time": settings["hold_time"]}
+        if settings["pins"]:
+            options["pins"] = settings["pins"]
+        if kind == "panel":
+            options = {"url": self.config.values["panel"]["url"] or None}
+        elif kind is not None:
+            options = _accepted(BACKENDS[kind], options)   # the mock has no pins to hold
+        try:
+            return open_controls(kind, **options)
+        except ControlsUnavailable as error:
+            raise ConfigError(f"controls.kind = {settings['kind']!r}: {error}") from None
+
+    def _desk(self, players: list[str] | None, new: bool) -> Any:
+        name = self.config.values["table"]["name"]
+        unfinished = [g for g in self.journal.games() if g.finished is None and g.table == name]
+        if unfinished and not new:
+            info = unfinished[-1]
+            table = self.journal.resume(info.id)
+            game = table.game
+            self.out(f"resuming game {info.id} of {name} ({game.rules.title}; "
+                     f"{', '.join(game.names)}) after {len(game.history)} confirmed actions")
+            return self._assistant(table)
+        table_settings = self.config.values["table"]
+        players = players or table_settings["players"]
+        rules = load_rules(table_settings["rules"])
+        if len(players) < rules.min_players:
+            raise ConfigError(f"a new game of {rules.title} needs {rules.min_players} or more "
+                              f"players: give --players Ann,Bob,Cy or [table] players")
+        self.out(f"new game of {rules.title} at {name}: {', '.join(players)}")
+        return Seating(rules, players, table_settings["options"])
+
+    def _start(self, seating: Seating) -> Assistant:
+        table = self.journal.start({"setup": seating.setup})
+        self.out(f"game {table.id} started: {seating.prompt.message}")
+        return self._assistant(table, seating)
+
+    def _assistant(self, table: Table, seating: Seating | None = None) -> Assistant:
+        return Assistant(table, seen=seating.tiles if seating else None,
+                         flagged=seating.returned if seating else {},
+                         listener=lambda what, events: self.out(f"confirmed: {what}"))
+
+    # --- running ----------------------------------------------------------------------------
+
+    def run(self) -> int:
+        """Read frames and buttons until stopped; every confirmed action is already journaled."""
+        previous = signal.signal(signal.SIGTERM, _stop)
+        ended = False
+        try:
+            with self.camera:
+                while True:
+                    got = self.loop.step()
+                    event = self.controls.events(timeout=0 if got else 0.02)
+                    if event is not None and event.kind == "press":
+                        self.loop.press(event.button.lower())
+                    self.controls.show("fault" if self.loop.desk.prompt.banner else "ready")
+                    if self.camera.ended and not ended:
+                        ended = True
+                        self.out(f"camera: {self.camera.status.message}; buttons only from now")
+                    self._show()
+                    if not got and self.camera.ended:
+                        time.sleep(0.02)
+        except KeyboardInterrupt:
+            self.out("stopped: every confirmed action is in the journal")
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+            self.close()
+        return 0
+
+    def close(self) -> None:
+        self.controls.close()
+        self.journal.close()
+
+    def _show(self) -> None:
+        lines = screen_lines(self.loop.desk.prompt)
+        if lines != self._shown:
+            self._shown = lines
+            for line in lines:
+                self.out(f"screen: {line}")
+
+
+def _stop(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def main(config: Config, players: list[str] | None, new: bool) -> int:
+    """``tabletop run``: print lines as they come (a log or a terminal reads them live)."""
+    runner = Runner(config, players, new, out=lambda line: print(line, flush=True))
+    return runner.run()

@@ -1,0 +1,68 @@
+"""The table commands: ``demo`` (the simulated table, played by bots) and ``run`` (the real one).
+
+Part of the composition root: what they join (the renderer, the recognizer,
+cameras, buttons) is imported only when they run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from tabletop.errors import TabletopError
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    """Add ``demo`` and ``run`` to the ``tabletop`` command line."""
+    from tabletop.ruleset import available_rules
+
+    demo = commands.add_parser(
+        "demo", help="a bot game at a simulated table: camera, tracker, prompts, buttons, journal")
+    demo.add_argument("--rules", default="acquire", choices=available_rules())
+    demo.add_argument("--seed", type=int, default=0, help="the same seed plays the same game")
+    demo.add_argument("--players", type=int, help="how many bots sit at the table (default 4)")
+    demo.add_argument("--speed", type=float, default=0.0,
+                      help="pace: 1 is a real table's 10 frames a second, 0 (default) as fast "
+                           "as the machine goes")
+    demo.add_argument("--journal", metavar="DB",
+                      help="record the game here (default: a new file in a temporary folder)")
+    demo.set_defaults(run=_demo)
+
+    run = commands.add_parser(
+        "run", help="run the table: camera, buttons and journal from the configuration")
+    run.add_argument("--players", metavar="NAMES",
+                     help="seats for a new game, in order: Ann,Bob,Cy (default: [table] players)")
+    run.add_argument("--new", action="store_true",
+                     help="start a new game even if one is unfinished (it stays in the journal)")
+    run.set_defaults(run=_run)
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from tabletop.demo import run
+
+    if args.speed < 0:
+        print("tabletop: --speed must be 0 or more", file=sys.stderr)
+        return 2
+    if args.players is not None and args.players < 2:
+        print("tabletop: --players must be 2 or more", file=sys.stderr)
+        return 2
+    try:
+        run(args.rules, args.seed, args.players, args.speed, args.journal,
+            out=lambda line: print(line, flush=True))
+    except KeyboardInterrupt:
+        print("stopped: every confirmed action is in the journal", flush=True)
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    from tabletop.config import load_config
+    from tabletop.runner import main
+
+    players = [name.strip() for name in args.players.split(",")] if args.players else None
+    try:
+        return main(load_config(), players, args.new)
+    except TabletopError:
+        raise
+    except ValueError as error:          # a device setting the hardware layer refused
+        print(f"tabletop: {error}", file=sys.stderr)
+        return 2
