@@ -194,8 +194,8 @@ class Assistant:
     def press(self, button: str) -> None:
         """CONFIRM applies the chosen option, NEXT shows the next one, UNDO takes back."""
         if button == NEXT:
-            options = self.prompt.options
-            self._index = (self._index + 1) % len(options) if options else 0
+            prompt = self.prompt      # from the option shown (a list may have shrunk under it)
+            self._index = (prompt.index + 1) % len(prompt.options) if prompt.options else 0
         elif button == CONFIRM:
             self._confirm()
         elif button == UNDO:
@@ -302,6 +302,10 @@ class Assistant:
         if what == PUT_MERGE:
             order = sorted(touched, key=lambda c: -sizes[c])
             big = order[0]
+            if sizes[order[1]] == sizes[big]:
+                return (f"{action.tile}: merges "
+                        f"{', '.join(f'{chains[c].name} ({sizes[c]})' for c in order)}: "
+                        f"a tie, the survivor to be chosen")
             return (f"{action.tile}: merges "
                     f"{', '.join(f'{chains[c].name} ({sizes[c]})' for c in order[1:])} "
                     f"into {chains[big].name} ({sizes[big]})")

@@ -98,9 +98,10 @@ class Seating:
         """NEXT cycles the names, CONFIRM says who drew the tile asked about, UNDO takes it back."""
         if button not in BUTTONS:
             raise ValueError(f"unknown button {button!r}: expected one of {', '.join(BUTTONS)}")
-        options = self.prompt.options
+        prompt = self.prompt
+        options = prompt.options
         if button == NEXT and options:
-            self._index = (self._index + 1) % len(options)
+            self._index = (prompt.index + 1) % len(options)
         elif button == UNDO and self.drawn:
             self.drawn.popitem()
             self._index = 0
