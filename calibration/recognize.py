@@ -2,9 +2,12 @@
 
 :class:`Recognizer` finds the board's pose from its markers (held when they
 are hidden), warps the board flat and asks the classifier which cells hold a
-tile. :func:`watch` feeds those readings to the stability tracker and yields
-DESIGN.md's JSON lines: ``{"frame": 41, "tile": "5C"}`` for each committed
-placement, ``{"frame": 12, "warning": "..."}`` for what it refused to commit.
+tile. :class:`Watcher` feeds those readings to the stability tracker and
+gives its decisions as plain dicts with cell labels (the reference board, a
+commit, a warning with the cells it is about). :func:`watch` yields
+DESIGN.md's JSON lines from them: ``{"frame": 41, "tile": "5C"}`` for each
+committed placement, ``{"frame": 12, "warning": "..."}`` for what it refused
+to commit.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from calibration.calfile import Calibration, CalibrationError
 from calibration.calibrate import Rectifier, homography
 from calibration.classify import COLOUR_SHRINK, CellReading, TileClassifier
 from calibration.pose import Pose, PoseTracker
-from calibration.tracker import HOLD, MANY, Reading, StabilityTracker
+from calibration.tracker import HOLD, MANY, Decision, Reading, StabilityTracker
 
 #: Suspect frames in a row on which the pose is found afresh; after that, one in RECHECK_EVERY
 #: (each costs a whole-frame search), and a clear board read the same way is believed.
@@ -192,16 +195,86 @@ def _misfit(reading: CellReading, trusted: frozenset[int] | None) -> int:
         else len(reading.uncertain)
 
 
+class Watcher:
+    """The commit loop over one calibrated table: frames in, decisions out as plain dicts.
+
+    Each frame is read by a :class:`Recognizer` (``verify=True``) and its
+    reading fed to a :class:`~calibration.tracker.StabilityTracker`; what the
+    tracker decides comes back with cell labels:
+
+    * the reference (the first still board): ``{"frame": 12, "board": ["5C", "12I"]}``;
+    * a commit: ``{"frame": 41, "tile": "6D"}``;
+    * a warning: ``{"frame": 60, "warning": "...", "new": ["2B", "9G"], "gone": []}``
+      (``new`` and ``gone``: the cells that came and went, empty when the
+      warning is that a cell cannot be read).
+
+    Labels are listed in board order. For example::
+
+        watcher = Watcher(calibration)
+        for index, seconds, image in frames:
+            for line in watcher.feed(index, seconds, image):
+                if "tile" in line:
+                    print("placed", line["tile"])
+        watcher.board   # the tiles the tracker holds the board to: ["5C", "6D", "12I"]
+    """
+
+    def __init__(self, calibration: Calibration, hold: float = HOLD) -> None:
+        self.calibration = calibration
+        self.labels: tuple[str, ...] = tuple(calibration.layout.geometry.labels)
+        self.recognizer = Recognizer(calibration, verify=True)
+        self.tracker = StabilityTracker(hold, label=self.labels.__getitem__)
+        self._last: Observation | None = None
+
+    def feed(self, index: int, seconds: float, image: np.ndarray) -> list[dict]:
+        """Read frame ``index`` (taken at ``seconds``); the decisions made at it, as dicts."""
+        seen = self._last = self.recognizer.read(image)
+        decisions = self.tracker.feed(index, seconds,
+                                      Reading(seen.occupied, seen.uncertain, seen.clear))
+        return [self._line(decision) for decision in decisions]
+
+    @property
+    def board(self) -> list[str] | None:
+        """The labels of the tiles the tracker holds as the board (None before its reference)."""
+        reference = self.tracker.reference
+        return None if reference is None else self._names(reference)
+
+    @property
+    def last(self) -> Observation | None:
+        """The last frame's observation (None before the first frame)."""
+        return self._last
+
+    def restart(self) -> None:
+        """Take a new reference from the next still board (the pose is kept).
+
+        For a stream that broke off, such as a camera back after a fault:
+        whatever happened meanwhile is neither committed nor warned about.
+        """
+        self.tracker.restart()
+
+    def _names(self, cells: Iterable[int]) -> list[str]:
+        return [self.labels[c] for c in sorted(cells)]
+
+    def _line(self, decision: Decision) -> dict:
+        if decision.kind == "reference":
+            # Decided at this very frame: the tracker's reference is that board.
+            return {"frame": decision.frame, "board": self.board or []}
+        if decision.kind == "commit":
+            return {"frame": decision.frame, "tile": self.labels[decision.cell]}
+        return {"frame": decision.frame, "warning": decision.message,
+                "new": self._names(decision.new), "gone": self._names(decision.gone)}
+
+
 def watch(frames: Iterable[tuple[int, float, np.ndarray]], calibration: Calibration,
           hold: float = HOLD) -> Iterator[dict]:
-    """Commits and warnings for a stream of ``(index, seconds, BGR image)`` frames."""
-    recognizer = Recognizer(calibration, verify=True)
-    labels = calibration.layout.geometry.labels
-    tracker = StabilityTracker(hold, label=labels.__getitem__)
+    """Commits and warnings for a stream of ``(index, seconds, BGR image)`` frames.
+
+    :class:`Watcher`'s lines without its reference boards, and warnings
+    without their cells: ``{"frame", "tile"}`` and ``{"frame", "warning"}``.
+    """
+    watcher = Watcher(calibration, hold)
     for index, seconds, image in frames:
-        seen = recognizer.read(image)
-        for decision in tracker.feed(index, seconds, Reading(seen.occupied, seen.uncertain, seen.clear)):
-            if decision.kind == "commit":
-                yield {"frame": decision.frame, "tile": labels[decision.cell]}
-            elif decision.kind == "warning":
-                yield {"frame": decision.frame, "warning": decision.message}
+        for line in watcher.feed(index, seconds, image):
+            if "tile" in line:
+                yield line
+            elif "warning" in line:
+                yield {"frame": line["frame"], "warning": line["warning"]}

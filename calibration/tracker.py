@@ -64,12 +64,21 @@ class Reading:
 
 @dataclass(frozen=True)
 class Decision:
-    """A commit (``cell`` placed) or a warning, decided at frame ``frame``."""
+    """A commit (``cell`` placed) or a warning, decided at frame ``frame``.
+
+    ``new`` and ``gone`` are the cells that changed, sorted: for a commit its
+    cell; for a warning about the board (tiles added, taken or moved) the
+    cells that came and went (a move: ``new`` its target, ``gone`` its
+    source; many cells at once: all of them, which the message only counts).
+    A reference, and a warning that a cell cannot be read, leave them empty.
+    """
 
     frame: int
     kind: str            # "commit" | "warning" | "reference"
     cell: int | None = None
     message: str = ""
+    new: tuple[int, ...] = ()
+    gone: tuple[int, ...] = ()
 
 
 class _Run:
@@ -119,6 +128,14 @@ class StabilityTracker:
     def __init__(self, hold: float = HOLD, label: Callable[[int], str] = str) -> None:
         self.hold = hold
         self.label = label
+        self.restart()
+
+    def restart(self) -> None:
+        """Forget the reference and everything seen: the next still board is a new reference.
+
+        For a stream that broke off (a camera back after a fault): what the
+        board was before says nothing certain about it now.
+        """
         self.reference: frozenset[int] | None = None
         #: Cells undecided on the last still board (and not in the reference): nothing is known there.
         self.unknown: frozenset[int] = frozenset()
@@ -250,9 +267,10 @@ class StabilityTracker:
         if not new and not gone:
             return []
         if len(new) == 1 and not gone:
-            return [Decision(frame, "commit", new[0])]
+            return [Decision(frame, "commit", new[0], new=(new[0],))]
         # Anything else is not one placement: say what changed, commit nothing.
-        return [Decision(frame, "warning", message=self._describe(new, gone))]
+        return [Decision(frame, "warning", message=self._describe(new, gone),
+                         new=tuple(new), gone=tuple(gone))]
 
     def _describe(self, new: list[int], gone: list[int]) -> str:
         names = lambda cells: ", ".join(self.label(c) for c in cells)  # noqa: E731

@@ -211,8 +211,8 @@ class Assistant:
         if self._seen is None:
             return []
         game_tiles = self._game_tiles()
-        pending = {self._proposal.tile} if isinstance(self._proposal, (act.Place, act.Market)) \
-            else set()
+        pending = {self._proposal.tile} \
+            if isinstance(self._proposal, (act.Place, act.Market, act.Dead)) else set()
         extra = self._seen - game_tiles - set(self.flagged) - pending
         missing = game_tiles - self._seen
         order = self.game.geometry.parse

@@ -195,6 +195,8 @@ class Demo:
             self.out(f"  (table: the camera proposed {proposed}, the tile is {tile}: UNDO, tap {tile})")
             assistant.press(UNDO)
         if getattr(assistant.prompt.chosen.action, "tile", None) != tile and tile not in assistant.flagged:
+            if not assistant.manual:
+                self.out(f"  (table: the camera missed {tile}: tapped in by hand)")
             assistant.enter(tile)
             self.report.tapped.append(tile)
         else:

@@ -115,8 +115,8 @@ class LiveCamera(Camera):
         self.unplugged = False
 
     def read(self):  # noqa: ANN201 - Frame | None, as the base class
-        if self.unplugged:
-            self.live.skip()           # the table goes on, unseen
+        if self.unplugged or (self._opened and not self._connected):
+            self.live.skip()           # the table goes on, unseen (and the retry comes due)
         return super().read()
 
     def _connect(self) -> None:
