@@ -35,6 +35,7 @@ edge, while a hand, an arm or a sleeve hides it under a plain surface.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Collection
 
 import cv2
 import numpy as np
@@ -80,6 +81,10 @@ PRINT_ENERGY = 3.0
 #: (every board keeps some empty cells): below it the frame is too blurred or
 #: washed out to read, and every cell is uncertain.
 READABLE, READABLE_PERCENTILE = 0.88, 95
+#: A crowded board (fewer than CROWDED of its cells bare) is judged readable from the cells
+#: known to be bare (the caller's ``bare``; at least HINT_MIN of them): the percentile of
+#: every cell would then fall on a tile, which never matches the empty board.
+CROWDED, HINT_MIN = 0.2, 1
 #: A frame whose typical cell keeps less than this share of the empty cell's edge
 #: strength (even against the blurriest reference) is too blurred to read.
 BLURRED_ENERGY = 0.65
@@ -184,12 +189,14 @@ class TileClassifier:
         """The verdict on one rectified frame (BGR, the reference's size)."""
         return self.read_planes(*_split(rectified))
 
-    def read_planes(self, grey: np.ndarray, small: np.ndarray) -> CellReading:
+    def read_planes(self, grey: np.ndarray, small: np.ndarray,
+                    bare: Collection[int] | None = None) -> CellReading:
         """The verdict from the rectified frame in grey and in colour shrunk COLOUR_SHRINK times.
 
         What :meth:`read` sees, for a stream that warps the two straight from the
         camera's frame (:meth:`calibration.calibrate.Rectifier.planes`), which is cheaper
-        than warping the whole frame in colour.
+        than warping the whole frame in colour. ``bare``: the cells a caller knows
+        to be empty (a tracker's board), which tell a crowded board readable.
         """
         gx, gy, lab = _planes(grey, small)
         ring = self._ring_means(lab)
@@ -202,8 +209,9 @@ class TileClassifier:
         norm = _norm(power, current.shape[1])
         candidates = [np.einsum("ij,ij->i", current, ref) / (norm * ref_norm)
                       for ref, ref_norm in zip(self._ref_grads, self._ref_norms)]
-        rank = int(len(candidates[0]) * READABLE_PERCENTILE / 100)
-        scores = [float(np.partition(c, rank)[rank]) for c in candidates]
+        pool = _readable_pool(bare, len(candidates[0]))
+        rank = int(len(pool) * READABLE_PERCENTILE / 100)
+        scores = [float(np.partition(c[pool], rank)[rank]) for c in candidates]
         # Blurring flatters every cell a little: take the sharpest reference that
         # matches nearly as well as the best, or a tile's fine print is lost.
         best = max(scores)
@@ -339,6 +347,13 @@ class TileClassifier:
         # Brighter alone is glare, not an arm: an arm or a shadow darkens, colours or outlines.
         unlike = (light < -RING_BRIGHTNESS) | (colour > RING_CHROMA) | (edges > RING_EDGES)
         return int(unlike.sum())
+
+
+def _readable_pool(bare: Collection[int] | None, cells: int) -> np.ndarray:
+    """The cells whose match to the empty board says whether a frame can be read at all."""
+    if bare is not None and HINT_MIN <= len(bare) < CROWDED * cells:
+        return np.fromiter(sorted(bare), dtype=np.intp, count=len(bare))
+    return np.arange(cells)
 
 
 def _kernels() -> tuple[np.ndarray, np.ndarray]:

@@ -13,7 +13,7 @@ to commit.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Iterator
+from typing import Collection, Iterable, Iterator
 
 import cv2
 import numpy as np
@@ -80,9 +80,14 @@ class Recognizer:
         self._last_thumb: np.ndarray | None = None      # ... its thumbnail and pose
         self._last_matrix: np.ndarray | None = None
         self._reused = 0                                # frames since, found unchanged
+        self._bare: Collection[int] | None = None       # cells known empty, for this frame
 
-    def read(self, image: np.ndarray) -> Observation:
-        """The observation of one BGR frame of the calibration's size."""
+    def read(self, image: np.ndarray, bare: Collection[int] | None = None) -> Observation:
+        """The observation of one BGR frame of the calibration's size.
+
+        ``bare``: cells known to be empty (a tracker's board), by which a board
+        crowded with tiles is still told readable.
+        """
         if image is None or image.ndim != 3:
             raise CalibrationError("expected a colour frame")
         height, width = image.shape[:2]
@@ -98,6 +103,7 @@ class Recognizer:
         if self._unchanged(thumb, matrix, markers, state):
             self._reused += 1
             return self._last
+        self._bare = bare
         reading = self._classify(image, grey, matrix)
         if self.verify and pose is not None and state != "moving":
             pose, reading = self._verified(image, grey, pose, reading)
@@ -124,7 +130,8 @@ class Recognizer:
         return int(cv2.absdiff(thumb, self._last_thumb).max()) <= UNCHANGED_LEVELS
 
     def _classify(self, image: np.ndarray, grey: np.ndarray, matrix: np.ndarray) -> CellReading:
-        return self.classifier.read_planes(*self.rectify.planes(image, grey, matrix, COLOUR_SHRINK))
+        return self.classifier.read_planes(*self.rectify.planes(image, grey, matrix, COLOUR_SHRINK),
+                                           bare=self._bare)
 
     def _verified(self, image: np.ndarray, grey: np.ndarray, pose: Pose,
                   reading: CellReading) -> tuple[Pose, CellReading]:
@@ -223,11 +230,15 @@ class Watcher:
         self.labels: tuple[str, ...] = tuple(calibration.layout.geometry.labels)
         self.recognizer = Recognizer(calibration, verify=True)
         self.tracker = StabilityTracker(hold, label=self.labels.__getitem__)
+        self._cells = frozenset(range(len(self.labels)))
         self._last: Observation | None = None
 
     def feed(self, index: int, seconds: float, image: np.ndarray) -> list[dict]:
         """Read frame ``index`` (taken at ``seconds``); the decisions made at it, as dicts."""
-        seen = self._last = self.recognizer.read(image)
+        reference = self.tracker.reference
+        bare = None if reference is None else \
+            self._cells - reference - self.tracker.unknown
+        seen = self._last = self.recognizer.read(image, bare)
         decisions = self.tracker.feed(index, seconds,
                                       Reading(seen.occupied, seen.uncertain, seen.clear))
         return [self._line(decision) for decision in decisions]
