@@ -171,7 +171,8 @@ class Assistant:
             explained = False
             if self._seen is not None:
                 self._seen.update(new)
-        if not explained and message:
+        if message and (not explained or not new and not gone):
+            # Changes no placement explains, or a cell the camera cannot read: the table decides.
             self._message = f"camera: {message}"
 
     def board_seen(self, labels: Iterable[str]) -> None:

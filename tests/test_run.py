@@ -1,0 +1,110 @@
+"""``tabletop run`` and ``tabletop demo`` on the command line: configuration faults named with
+their reason, nothing started; a new game set up from the configured seats.
+
+(A whole run, killed and resumed, is in test_demo.py.)
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tabletop.config import ConfigError, load_config
+
+
+def tabletop(*args, env=None, timeout=60):
+    return subprocess.run([sys.executable, "-m", "tabletop.cli", *args], capture_output=True,
+                          text=True, timeout=timeout, env={**os.environ, **(env or {})})
+
+
+@pytest.fixture
+def config(tmp_path):
+    """Write a configuration file (the data folder in tmp_path); returns the environment."""
+    def write(text: str = "") -> dict[str, str]:
+        path = tmp_path / "config.toml"
+        path.write_text(text + f'\n[paths]\ndata = "{tmp_path / "data"}"\n')
+        return {"TABLETOP_CONFIG": str(path), "TABLETOP_CAMERA": "", "TABLETOP_CONTROLS": ""}
+    return write
+
+
+@pytest.mark.parametrize("text, named", [
+    ('[screen]\nlanguage = "fr"', "screen.language = 'fr': expected one of en, zh-TW"),
+    ('[table]\nrules = "monopoly"', "table.rules = 'monopoly': no such rule set"),
+    ('[controls]\nkind = "joystick"', "controls.kind = 'joystick': expected one of"),
+    ('[camera]\nfps = 0', "camera.fps = 0: must be more than 0"),
+    ('[table]\nplayers = ["Ann", "Ann"]', "table.players = ['Ann', 'Ann']: the seats must be"),
+])
+def test_a_bad_value_is_named_with_the_reason_and_nothing_starts(tmp_path, config, text, named):
+    result = tabletop("run", env=config(text))
+    assert result.returncode == 2 and named in result.stderr, result.stderr
+    assert not (tmp_path / "data" / "journal.db").exists()
+    shown = tabletop("config", env=config(text))
+    assert shown.returncode == 2 and named in shown.stderr
+
+
+def test_a_value_set_in_the_environment_is_named_as_coming_from_there(tmp_path):
+    with pytest.raises(ConfigError, match=r"\$TABLETOP_CONTROLS: controls.kind = 'wii'"):
+        load_config(tmp_path / "none.toml", environ={"TABLETOP_CONTROLS": "wii"})
+
+
+def test_an_unknown_camera_source_is_named(config):
+    result = tabletop("run", "--players", "Ann,Bob", env=config('[camera]\nsource = "webcam:1"'))
+    assert result.returncode == 2
+    assert "camera.source = 'webcam:1': unknown camera source" in result.stderr
+
+
+def test_a_camera_without_calibration_says_how_to_make_one(tmp_path, config):
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    result = tabletop("run", "--players", "Ann,Bob",
+                      env=config(f'[camera]\nsource = "dir:{frames}"\n[controls]\nkind = "mock"'))
+    assert result.returncode == 2
+    assert f"no calibration at {tmp_path / 'data' / 'calibration.json'}" in result.stderr
+    assert "tabletop calibrate" in result.stderr
+
+
+def test_a_new_game_needs_its_seats(config):
+    result = tabletop("run", env=config('[camera]\nsource = "sim:acquire,seed=1"\n'
+                                        '[controls]\nkind = "mock"'))
+    assert result.returncode == 2 and "needs 2 or more players: give --players" in result.stderr
+
+
+def test_run_sets_up_a_new_game_from_the_configured_seats_and_stops_cleanly(tmp_path, config):
+    env = config('[table]\nplayers = ["Ann", "Bob", "Cy"]\n'
+                 '[camera]\nsource = "sim:acquire,seed=1,placements=2"\n[controls]\nkind = "mock"')
+    run = subprocess.Popen([sys.executable, "-m", "tabletop.cli", "run"], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True,
+                           env={**os.environ, **env, "PYTHONUNBUFFERED": "1"})
+    lines = []
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            line = run.stdout.readline()
+            lines.append(line.rstrip("\n"))
+            if not line or "of 3 seen" in line:
+                break
+        run.send_signal(signal.SIGINT)
+        rest, errors = run.communicate(timeout=30)
+    finally:
+        if run.poll() is None:
+            run.kill()
+    lines += rest.splitlines()
+    assert run.returncode == 0, errors
+    assert lines[0].startswith("new game of Acquire") and lines[0].endswith("Ann, Bob, Cy")
+    assert "screen: Each player draws a tile and places it: 0 of 3 seen  " \
+           "[waiting for the turn-order tiles]" in lines
+    assert lines[-1] == "stopped: every confirmed action is in the journal"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--speed", "-1"], "--speed must be 0 or more"),
+    (["--players", "1"], "--players must be 2 or more"),
+])
+def test_demo_refuses_bad_arguments(args, message):
+    result = tabletop("demo", *args)
+    assert result.returncode == 2 and message in result.stderr
