@@ -70,6 +70,10 @@ TILE_CHROMA = 12.0
 #: A cell whose edges nearly match but whose colour has moved this far holds a tile
 #: printed like the board (a dark tile on a dark board, blurred).
 COLOURED_LOSS, COLOURED_CHROMA = 0.07, 15.0
+#: A cell coloured that far off the board with edges this much stronger than the empty
+#: cell's holds a tile even where its edges line up with the board's print (a tile whose
+#: label lies over the board's printed one): bare board never has both.
+PRINTED_ENERGY = 2.0
 #: A cell whose samples are this saturated (glare) cannot be read: it is uncertain.
 SATURATED, SATURATED_SHARE = 250, 0.2
 #: A cell this share burnt out is never called empty, nor a tile on its edges alone ...
@@ -244,7 +248,8 @@ class TileClassifier:
         tile_like = (loss > SURE_LOSS) | \
             (loss > TILE_LOSS) & (~board_colour | (energy > EDGE_ENERGY)) | \
             (loss >= EMPTY_LOSS) & (chroma > TILE_CHROMA) | \
-            (loss > COLOURED_LOSS) & (chroma > COLOURED_CHROMA)
+            (loss > COLOURED_LOSS) & (chroma > COLOURED_CHROMA) | \
+            ~board_colour & (energy > PRINTED_ENERGY)
         # A cell a little off the empty board's edges whose light, colour or edge
         # strength moved too may be a low-contrast tile: not sure enough to call it empty.
         doubtful = (loss > DOUBT_LOSS) & ((np.abs(brightness) > BOARD_BRIGHTNESS) |

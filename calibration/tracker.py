@@ -238,7 +238,8 @@ class StabilityTracker:
 
     def _doubt_warning(self, frame: int, doubtful: frozenset[int]) -> Decision:
         cells = ", ".join(self.label(c) for c in sorted(doubtful))
-        return Decision(frame, "warning", message=f"cannot tell whether {cells} hold a tile: "
+        verb = "holds" if len(doubtful) == 1 else "hold"
+        return Decision(frame, "warning", message=f"cannot tell whether {cells} {verb} a tile: "
                                                   f"check the light, or enter it by hand")
 
     def _tell_deferred(self, frame: int) -> list[Decision]:

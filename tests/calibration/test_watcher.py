@@ -148,7 +148,7 @@ def test_a_warning_that_a_cell_cannot_be_read_names_no_cells():
     feed(tracker, hand({4, 5}), start=10)
     decided = feed(tracker, [reading(uncertain={5})] * 40, start=13)
     assert [(d.kind, d.new, d.gone) for d in decided] == [("warning", (), ())]
-    assert decided[0].message.startswith("cannot tell whether 5 hold a tile")
+    assert decided[0].message.startswith("cannot tell whether 5 holds a tile")
     assert Decision(0, "commit", 5).new == ()   # the fields default to empty
 
 
