@@ -86,9 +86,10 @@ PRINT_ENERGY = 3.0
 #: washed out to read, and every cell is uncertain.
 READABLE, READABLE_PERCENTILE = 0.88, 95
 #: A crowded board (fewer than CROWDED of its cells bare) is judged readable from the cells
-#: known to be bare (the caller's ``bare``; at least HINT_MIN of them): the percentile of
-#: every cell would then fall on a tile, which never matches the empty board.
-CROWDED, HINT_MIN = 0.2, 1
+#: known to be bare (the caller's ``bare``): the percentile of every cell would then fall on
+#: a tile, which never matches the empty board. (Below 20 of them the best is taken, so
+#: the one just covered by a tile does not count; with one or none left, nothing can.)
+CROWDED = 0.2
 #: A frame whose typical cell keeps less than this share of the empty cell's edge
 #: strength (even against the blurriest reference) is too blurred to read.
 BLURRED_ENERGY = 0.65
@@ -199,8 +200,8 @@ class TileClassifier:
 
         What :meth:`read` sees, for a stream that warps the two straight from the
         camera's frame (:meth:`calibration.calibrate.Rectifier.planes`), which is cheaper
-        than warping the whole frame in colour. ``bare``: the cells a caller knows
-        to be empty (a tracker's board), which tell a crowded board readable.
+        than warping the whole frame in colour. ``bare``: cells a caller knows to be
+        empty (a tracker's board), by which a crowded board is told readable.
         """
         gx, gy, lab = _planes(grey, small)
         ring = self._ring_means(lab)
@@ -214,8 +215,13 @@ class TileClassifier:
         candidates = [np.einsum("ij,ij->i", current, ref) / (norm * ref_norm)
                       for ref, ref_norm in zip(self._ref_grads, self._ref_norms)]
         pool = _readable_pool(bare, len(candidates[0]))
-        rank = int(len(pool) * READABLE_PERCENTILE / 100)
-        scores = [float(np.partition(c[pool], rank)[rank]) for c in candidates]
+        if len(pool) > 1:
+            rank = int(len(pool) * READABLE_PERCENTILE / 100)
+            scores = [float(np.partition(c[pool], rank)[rank]) for c in candidates]
+        else:
+            # The last bare cell, or none: nothing left to judge the frame by (the one
+            # cell may be the tile just placed). Read it against the sharpest reference.
+            scores = [1.0] + [0.0] * (len(candidates) - 1)
         # Blurring flatters every cell a little: take the sharpest reference that
         # matches nearly as well as the best, or a tile's fine print is lost.
         best = max(scores)
@@ -356,7 +362,7 @@ class TileClassifier:
 
 def _readable_pool(bare: Collection[int] | None, cells: int) -> np.ndarray:
     """The cells whose match to the empty board says whether a frame can be read at all."""
-    if bare is not None and HINT_MIN <= len(bare) < CROWDED * cells:
+    if bare is not None and len(bare) < CROWDED * cells:
         return np.fromiter(sorted(bare), dtype=np.intp, count=len(bare))
     return np.arange(cells)
 
