@@ -380,11 +380,14 @@ class Assistant:
             return          # a refused purchase keeps its basket, to be changed with UNDO
         self._proposal, self._index, self._message = None, 0, ""
         self._basket, self._traded = [], []
-        if isinstance(action, act.Dead) and self.game.board.cells[
-                self.game.geometry.parse(action.tile)] == EMPTY and \
-                (self._seen is None or action.tile in self._seen):
-            self._flag(action.tile, "a revealed dead tile",
-                       f"{action.tile} is out of the game: take it off and draw another")
+        tile = getattr(action, "tile", "")
+        on_board = self._seen is None or tile in self._seen
+        if isinstance(action, act.Dead) and on_board and \
+                self.game.board.cells[self.game.geometry.parse(tile)] == EMPTY:
+            self._flag(tile, "a revealed dead tile",
+                       f"{tile} is out of the game: take it off and draw another")
+        elif isinstance(action, act.Market) and self._seen is not None and tile in self._seen:
+            self._flag(tile, "the stock market's tile", f"{tile} goes back in the bag: take it off")
         self._tell(f"{actor}: {label}")
 
     def _command(self, command: str) -> None:
@@ -400,11 +403,18 @@ class Assistant:
             (self._traded or self._basket).pop()
             self._message = ""
             return
-        if self._proposal is not None:
-            if isinstance(self._proposal, act.Place) and self._seen is not None:
-                # The table says the camera was wrong (a misread, to be tapped in right).
-                self._seen.discard(self._proposal.tile)
+        proposal = self._proposal
+        if proposal is not None:
             self._proposal, self._index, self._message = None, 0, ""
+            if isinstance(proposal, act.Dead) and self._seen is not None and \
+                    proposal.tile in self._seen:
+                # Not revealed now: a dead tile still cannot stay on the board.
+                self._flag(proposal.tile, "a dead tile",
+                           f"{proposal.tile} cannot be placed (it would merge two safe chains): "
+                           f"take it off")
+            elif isinstance(proposal, act.Place) and self._seen is not None:
+                # The table says the camera was wrong (a misread, to be tapped in right).
+                self._seen.discard(proposal.tile)
             return
         try:
             self.events = self.table.undo()

@@ -240,3 +240,61 @@ def test_a_misread_proposal_undone_is_not_kept_as_seen(journal):
     assistant.enter("3A")
     assistant.press(CONFIRM)
     assert assistant.prompt.differences == () and assistant.prompt.kind == "buy"
+
+
+# --- the two-player market, an eighth chain ------------------------------------------------------
+
+def scenario(name: str) -> list[str]:
+    from pathlib import Path
+
+    return (Path(__file__).parent / "scenarios" / name).read_text().splitlines()
+
+
+def test_the_market_tile_seen_is_proposed_and_goes_back_in_the_bag(journal):
+    lines = scenario("market2.jsonl")
+    upto = next(i for i, line in enumerate(lines) if '"market"' in line)
+    table = table_from(journal, lines[:upto])
+    game = table.game
+    assistant = Assistant(table)
+    assistant.board_seen([game.geometry.labels[c] for c, o in enumerate(game.board.cells) if o != -1])
+    assert assistant.prompt.kind == "market"
+    assert assistant.prompt.title == "Ann: draw a tile for the stock market and place it"
+    assistant.tile_seen("5B")
+    assert assistant.prompt.title == "Ann: the market draws 5B"
+    assistant.press(CONFIRM)
+    assert json.loads(table.lines[-1]) == {"do": "market", "player": "Ann", "tile": "5B"}
+    assert assistant.prompt.kind == "dispose" and assistant.prompt.flagged == ("5B",)
+    assert assistant.prompt.differences == ()
+    assistant.tile_removed("5B")
+    assert assistant.prompt.flagged == () and assistant.prompt.differences == ()
+
+
+def test_a_tile_that_would_found_an_eighth_chain_is_refused_and_flagged(journal):
+    from tabletop.board import PUT_NO_CHAIN
+
+    lines = scenario("eighth_chain.jsonl")
+    table = table_from(journal, lines)
+    game = table.game
+    while game.pending.kind != "place":       # the scenario may end on its refused line
+        table.undo()
+    cell = next(c for c, o in enumerate(game.board.cells)
+                if o == -1 and game.board.classify(c)[0] == PUT_NO_CHAIN)
+    label = game.geometry.labels[cell]
+    assistant = Assistant(table)
+    before = list(table.lines)
+    assistant.tile_seen(label)
+    prompt = assistant.prompt
+    assert prompt.flagged == (label,) and "every chain is on the board" in prompt.message
+    assistant.press(CONFIRM)
+    assert table.lines == before
+
+
+def test_a_dead_tile_not_revealed_now_still_has_to_come_off(journal):
+    table = table_from(journal, dead_tile_lines())
+    game = table.game
+    assistant = Assistant(table)
+    assistant.board_seen([game.geometry.labels[c] for c, o in enumerate(game.board.cells) if o != -1])
+    assistant.tile_seen("6E")
+    assistant.press(UNDO)
+    assert assistant.prompt.flagged == ("6E",) and "cannot be placed" in assistant.prompt.message
+    assert assistant.prompt.differences == () and not game.dead

@@ -7,7 +7,6 @@ Whole games are the slow tests of the suite (about a minute each); the rest stop
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
