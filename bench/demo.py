@@ -11,7 +11,8 @@ it, a simulated CONFIRM applies it through the journal.
 Per placement the *latency* is the table time from the frame at which the
 hand left the board for good to the frame whose reading committed the tile
 (the tracker's stability wait), plus the wall time spent handling that frame
-(read, track, propose): what a player would wait at a real table at 10
+once it is in hand (recognize, track, propose; rendering it stands for the
+camera and is not counted): what a player would wait at a real table at 10
 frames a second, as long as each frame is handled within its 100 ms. The
 per-frame handling time is reported too, so that can be checked. A placement
 the camera missed is tapped in by the bots and counted.

@@ -47,6 +47,8 @@ class DemoReport:
     placed: list[str] = field(default_factory=list)      # tiles the bots put on the board
     committed: list[str] = field(default_factory=list)   # tiles the camera committed
     tapped: list[str] = field(default_factory=list)      # tiles entered by hand instead
+    removed: list[str] = field(default_factory=list)     # tiles the bots took off the board
+    untracked: list[str] = field(default_factory=list)   # ... and had to say so by hand
     latencies: list[float] = field(default_factory=list)  # hand gone -> proposal, seconds
     frame_seconds: list[float] = field(default_factory=list)
     standings: list[str] = field(default_factory=list)
@@ -101,6 +103,7 @@ class Demo:
         self.report = DemoReport(Path(journal), 0)
         self._shown: list[str] = []
         self._turn = 1
+        self._note = ""       # how long the last placement took to be proposed
         self._began = time.perf_counter()
 
     # --- the game ---------------------------------------------------------------------------
@@ -219,15 +222,19 @@ class Demo:
             assistant.tile_removed(label)
             return
         self.live.remove(label)
+        self.report.removed.append(label)
         self._until_seen(lambda: label not in assistant.flagged, self.live.planned + PATIENCE)
         if label in assistant.flagged:        # the camera did not see it go: say so by hand
+            self.out(f"  (table: the camera did not see {label} taken off: told by hand)")
+            self.report.untracked.append(label)
             assistant.tile_removed(label)
 
     def _latency(self, tile: str, event: Any) -> None:
         for seen in reversed(self.loop.seen):
             if seen.decision.get("tile") == tile:
-                self.report.latencies.append((seen.frame - event.clear_from) / self.live.fps
-                                             + seen.seconds)
+                latency = (seen.frame - event.clear_from) / self.live.fps + seen.seconds
+                self.report.latencies.append(latency)
+                self._note = f"  ({latency:.2f} s from the hand leaving to the proposal)"
                 return
 
     # --- time passing -----------------------------------------------------------------------
@@ -273,7 +280,8 @@ class Demo:
         return self.assistant
 
     def _told(self, what: str, events: list[dict[str, Any]]) -> None:
-        self.out(f"turn {self._turn:>3}  {what}")
+        self.out(f"turn {self._turn:>3}  {what}{self._note}")
+        self._note = ""
         self._turn = self.assistant.game.turn     # the turn the next action belongs to
 
     def _show(self) -> None:

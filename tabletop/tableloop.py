@@ -90,13 +90,14 @@ class TableLoop:
         self.start = start
         self.clock = clock
         self.seen: list[Seen] = []          # every decision of the eyes, in order
-        self.frame_seconds: list[float] = []  # wall time spent on each frame read
+        self.frame_seconds: list[float] = []  # wall time spent on each frame, once read
         self._fault = False
 
     def step(self) -> bool:
         """Read one frame and act on what it decides; False when no frame came."""
-        began = self.clock()
         frame = self.camera.read()
+        # From the frame in hand (a camera's grabber thread has it waiting) to the desk told.
+        began = self.clock()
         if frame is None:
             status = self.camera.status
             if status.state == FAULT and not self._fault:

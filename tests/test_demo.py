@@ -62,6 +62,10 @@ def test_a_whole_demo_game_runs_to_its_end_and_the_journal_replays_to_the_same_s
     # The turn-order tiles were seen together, as one change of the board, and assigned.
     drawn = turn_order_tiles(demo)
     assert len(drawn) == len(demo.names) and not set(drawn) & set(report.tapped)
+    # Where they go back in the bag, the camera saw them taken off (as every tile taken off).
+    if not demo.seating.rules.start_tiles_stay:
+        assert set(drawn) <= set(report.removed)
+    assert report.untracked == []
     # Every tile a bot put down during play was committed by the camera exactly once.
     played = report.placed[len(drawn):]
     assert report.tapped == []
