@@ -55,6 +55,7 @@ class Runner:
             raise
         self.loop = TableLoop(self.desk, self.camera, self.eyes, start=self._start)
         self._shown: list[str] = []
+        self._light, self._proposal, self._flagged = "", None, set()
 
     # --- assembling -------------------------------------------------------------------------
 
@@ -146,7 +147,7 @@ class Runner:
                     event = self.controls.events(timeout=0 if got else 0.02)
                     if event is not None and event.kind == "press":
                         self.loop.press(event.button.lower())
-                    self.controls.show("fault" if self.loop.desk.prompt.banner else "ready")
+                    self._signal()
                     if self.camera.ended and not ended:
                         ended = True
                         self.out(f"camera: {self.camera.status.message}; buttons only from now")
@@ -159,6 +160,22 @@ class Runner:
             signal.signal(signal.SIGTERM, previous)
             self.close()
         return 0
+
+    def _signal(self) -> None:
+        """The light and the buzzer: a fault is off, something to confirm or take off blinks;
+        a short beep for a new proposal, a long one for a tile refused."""
+        prompt = self.loop.desk.prompt
+        asked = prompt.chosen is not None and prompt.chosen.action is not None
+        light = "fault" if prompt.banner else "waiting" if asked or prompt.flagged else "ready"
+        if light != self._light:
+            self._light = light
+            self.controls.show(light)
+        proposal = prompt.title if asked and prompt.kind in ("place", "closing", "market") else None
+        if proposal is not None and proposal != self._proposal:
+            self.controls.beep("tile_seen")
+        if set(prompt.flagged) - self._flagged:
+            self.controls.beep("error")
+        self._proposal, self._flagged = proposal, set(prompt.flagged)
 
     def close(self) -> None:
         self.controls.close()

@@ -11,9 +11,10 @@ import json
 import pytest
 
 from tabletop import parse_action
-from tabletop.assistant import CONFIRM, NEXT, UNDO, Assistant
+from tabletop.assistant import CONFIRM, UNDO, Assistant
 from tabletop.journal import Journal
 
+from test_assistant import choose
 from test_trade import position as trade_position
 
 
@@ -29,15 +30,6 @@ def table_from(journal, lines):
     for line in lines[1:]:
         table.push(parse_action(json.loads(line)))
     return table
-
-
-def choose(assistant: Assistant, label: str) -> None:
-    for _ in range(len(assistant.prompt.options)):
-        if assistant.prompt.chosen.label == label:
-            assistant.press(CONFIRM)
-            return
-        assistant.press(NEXT)
-    raise AssertionError(f"{label!r} is not offered: {[o.label for o in assistant.prompt.options]}")
 
 
 def labels(assistant: Assistant) -> list[str]:

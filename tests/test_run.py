@@ -108,3 +108,38 @@ def test_run_sets_up_a_new_game_from_the_configured_seats_and_stops_cleanly(tmp_
 def test_demo_refuses_bad_arguments(args, message):
     result = tabletop("demo", *args)
     assert result.returncode == 2 and message in result.stderr
+
+
+def test_the_light_blinks_for_a_proposal_beeps_for_a_refused_tile_and_goes_off_on_a_fault(tmp_path):
+    from tabletop.journal import Journal
+    from tabletop.runner import Runner
+
+    data = tmp_path / "data"
+    data.mkdir()
+    with Journal.open(data / "journal.db", table_name="table 1") as journal:
+        journal.start({"setup": {"rules": "acquire", "players": ["Ann", "Bob"],
+                                 "start_tiles": {"Ann": "1A", "Bob": "12I"}}})
+    path = tmp_path / "config.toml"
+    path.write_text(f'[camera]\nsource = "sim:acquire,seed=1"\n[controls]\nkind = "mock"\n'
+                    f'[paths]\ndata = "{data}"\n')
+    lines: list[str] = []
+    runner = Runner(load_config(path, environ={}), out=lines.append)
+    try:
+        assert lines[0] == ("resuming game 1 of table 1 (Acquire (Classic and Tycoon modes, "
+                            "two-player variant, older edition); Ann, Bob) after 0 confirmed actions")
+        desk, controls = runner.loop.desk, runner.controls
+        runner._signal()
+        assert controls.light == "ready" and controls.last_beep is None
+        desk.tile_seen("6C")
+        runner._signal()
+        assert controls.light == "waiting" and controls.last_beep == "tile_seen"
+        desk.press("confirm")
+        desk.tile_seen("7D")                       # while the table is asked to buy
+        runner._signal()
+        assert controls.light == "waiting" and controls.last_beep == "error"
+        desk.camera_lost("unplugged")
+        runner._signal()
+        assert controls.light == "fault"
+        assert "confirmed: Ann: 6C: a lone tile" in lines
+    finally:
+        runner.close()
