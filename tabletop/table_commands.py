@@ -36,6 +36,11 @@ def register(commands: argparse._SubParsersAction) -> None:
                      help="start a new game even if one is unfinished (it stays in the journal)")
     run.set_defaults(run=_run)
 
+    shots = commands.add_parser(
+        "screenshots", help="render every screen of the touchscreen app to PNG (needs a display)")
+    shots.add_argument("--out", required=True, metavar="DIR", help="the folder for the PNGs")
+    shots.set_defaults(run=_screenshots)
+
 
 def _demo(args: argparse.Namespace) -> int:
     from tabletop.demo import run
@@ -66,3 +71,21 @@ def _run(args: argparse.Namespace) -> int:
     except ValueError as error:          # a device setting the hardware layer refused
         print(f"tabletop: {error}", file=sys.stderr)
         return 2
+
+
+def _screenshots(args: argparse.Namespace) -> int:
+    import os
+
+    if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+        print("tabletop: screenshots need a display; on a machine without one: "
+              "xvfb-run -s '-screen 0 1280x800x24' tabletop screenshots --out DIR", file=sys.stderr)
+        return 2
+    try:
+        from ui.shots import take
+    except ImportError as error:
+        print(f"tabletop: the touchscreen app needs Kivy ({error}): "
+              f"pip install -e '.[ui]'", file=sys.stderr)
+        return 2
+    for path in take(args.out):
+        print(path)
+    return 0

@@ -1,0 +1,45 @@
+"""``tabletop screenshots`` renders the screens at both sizes in both languages; the phrases
+the assistant says come out in Chinese by their patterns."""
+
+from __future__ import annotations
+
+import doctest
+import os
+import subprocess
+import sys
+
+import cv2
+
+
+def test_screenshots_are_written_at_both_sizes_in_both_languages(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "tabletop.cli", "screenshots", "--out",
+                             str(tmp_path)], capture_output=True, text=True, timeout=180,
+                            env=dict(os.environ))
+    assert result.returncode == 0, result.stderr[-2000:]
+    written = sorted(p.name for p in tmp_path.glob("*.png"))
+    assert len(written) == 12 and "table-acquire-zh-TW-800x480.png" in written
+    for name in written:
+        image = cv2.imread(str(tmp_path / name))
+        width, height = (int(n) for n in name.rsplit("-", 1)[1][:-4].split("x"))
+        assert image.shape[:2] == (height, width)
+        assert image.std() > 20                      # a drawn screen, not an empty one
+
+
+def test_without_a_display_screenshots_say_how_to_get_one(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    result = subprocess.run([sys.executable, "-m", "tabletop.cli", "screenshots", "--out",
+                             str(tmp_path)], capture_output=True, text=True, timeout=60, env=env)
+    assert result.returncode == 2 and "xvfb-run" in result.stderr
+
+
+def test_the_translations_examples_hold():
+    import ui.i18n
+
+    assert doctest.testmod(ui.i18n).failed == 0
+    from ui.i18n import say
+
+    assert say("Bob: your Tower shares", "zh-TW") == "Bob：您的 Tower 股票"
+    assert say("6C: merges Luxor (4) into American (9)", "zh-TW") == \
+        "6C：Luxor (4) 併入 American (9)"
+    assert say("Something new the patterns do not know", "zh-TW") == \
+        "Something new the patterns do not know"

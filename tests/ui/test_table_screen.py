@@ -1,0 +1,155 @@
+"""The table screen with real Kivy widgets under Xvfb: a full turn by touches and by the GPIO
+buttons (gpiozero-free mock controls), what a hidden disclosure level never shows, both languages."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tabletop.assistant import Assistant
+from tabletop.journal import Journal
+
+from conftest import frames, tap, tap_at, texts
+
+SETUP = {"setup": {"rules": "acquire", "players": ["Ann", "Bob", "Cy"],
+                   "start_tiles": {"Ann": "5C", "Bob": "9I", "Cy": "1D"}}}
+
+
+@pytest.fixture
+def table(tmp_path):
+    with Journal.open(tmp_path / "journal.db", table_name="test") as journal:
+        yield journal.start(SETUP)
+
+
+def choose(app, label: str, by) -> None:
+    """NEXT (by a tap or a button) until ``label`` is chosen, then CONFIRM."""
+    for _ in range(len(app.desk.prompt.options)):
+        if app.desk.prompt.chosen.label == label:
+            by("confirm")
+            return
+        by("next")
+    raise AssertionError(f"{label!r} not offered: {[o.label for o in app.desk.prompt.options]}")
+
+
+def test_a_full_turn_by_touches(run_app, table):
+    from ui.app import TableApp
+
+    app = run_app(TableApp(desk=Assistant(table)))
+    screen = app.table
+    assert screen.ids.title.text == "Cy: place a tile"
+    board = screen.ids.board
+    tap_at(*board.centre(table.game.geometry.parse("1E")))      # the camera missed it
+    assert screen.ids.title.text == "Cy placed 1E"
+    assert screen.ids.chosen.text == "1E: founds a chain"
+    tap(screen.ids.confirm)
+    assert screen.ids.title.text == "Cy: which chain to found?"
+
+    def by_touch(button):
+        tap(screen.ids[button])
+
+    choose(app, "Luxor", by_touch)
+    choose(app, "+1 Luxor (200)", by_touch)
+    choose(app, "buy 1 Luxor", by_touch)
+    game = table.game
+    luxor = game.rules.chain_index("Luxor")
+    assert game.holdings[2][luxor] == 2 and game.cash[2] == 6000 - 200
+    assert [json.loads(line)["do"] for line in table.lines[1:]] == ["place", "found", "buy"]
+    assert screen.ids.title.text == "Ann: place a tile"
+    frames()
+    assert "Luxor" in texts(screen.ids.chains)
+
+
+def test_a_full_turn_by_the_buttons(run_app, table):
+    from hardware.controls import open_controls
+    from ui.app import TableApp
+
+    controls = open_controls("mock")
+    assistant = Assistant(table)
+    app = run_app(TableApp(desk=assistant, controls=controls))
+    assistant.tile_seen("1E")                                  # the camera saw it
+
+    def by_button(button):
+        controls.press(button)
+        app.tick()
+
+    by_button("confirm")
+    choose(app, "Tower", by_button)
+    choose(app, "+1 Tower (200)", by_button)
+    choose(app, "+1 Tower (200)", by_button)
+    choose(app, "buy 2 Tower", by_button)
+    game = table.game
+    assert game.holdings[2][game.rules.chain_index("Tower")] == 3
+    assert app.table.ids.title.text == "Ann: place a tile"
+    controls.close()
+
+
+def test_the_hidden_level_never_shows_a_players_cash_or_holdings(run_app, table):
+    from ui.app import TableApp
+
+    assistant = Assistant(table)
+    for tile, answer in (("1E", "Tower"),):
+        assistant.tile_seen(tile)
+        assistant.press("confirm")
+        while assistant.prompt.chosen.label != answer:
+            assistant.press("next")
+        assistant.press("confirm")
+    app = run_app(TableApp(desk=assistant, disclosure="hidden"))
+    frames()
+    shown = "\n".join(texts(app.root))
+    assert "$6,000" not in shown and "$5,700" not in shown       # nobody's cash
+    assert "1 Tower" not in shown                                 # nobody's holdings
+    assert "hidden" in shown and "Tower" in shown                 # the chain table is public
+    app.table.disclosure = "open"
+    app.table.refresh()
+    assert "1 Tower" in "\n".join(texts(app.root))
+
+
+@pytest.mark.parametrize("language", ["en", "zh-TW"])
+def test_every_label_fits_at_800x480(run_app, table, language):
+    from kivy.uix.label import Label
+    from ui.app import TableApp
+
+    assistant = Assistant(table)
+    assistant.tile_seen("1E")
+    app = run_app(TableApp(desk=assistant, language=language))
+    frames(3)
+    for widget in app.root.walk():
+        if isinstance(widget, Label) and widget.text and not widget.shorten:
+            widget.texture_update()
+            assert widget.texture_size[0] <= widget.width + 1, (widget.text, widget.width)
+    if language == "zh-TW":
+        assert app.table.ids.title.text == "Cy 放了 1E" and app.table.ids.confirm.text == "確認"
+
+
+def test_the_language_switches_live(run_app, table):
+    from ui.app import TableApp
+
+    app = run_app(TableApp(desk=Assistant(table)))
+    tap(app.table.ids.language)
+    assert app.language == "zh-TW" and app.table.ids.title.text == "Cy：請放一張地磚"
+    tap(app.table.ids.language)
+    assert app.table.ids.title.text == "Cy: place a tile"
+
+
+def test_chinese_text_has_every_glyph(run_app, table):
+    """Each character of the Chinese strings draws differently from a character no font has."""
+    import numpy as np
+    from kivy.core.text import Label as CoreLabel
+    from ui import theme
+    from ui.i18n import PATTERNS, TEXTS
+
+    font = theme.font_path()
+    assert font is not None, "no font with Traditional Chinese: apt-get install fonts-noto-cjk"
+
+    def pixels(char):
+        label = CoreLabel(text=char, font_name=font, font_size=24)
+        label.refresh()
+        return np.frombuffer(label.texture.pixels, np.uint8)
+
+    missing = pixels("\U0010fffd")
+    chars = {c for entry in TEXTS.values() for c in entry["zh-TW"]} | \
+        {c for _, chinese in PATTERNS for c in chinese}
+    chars = {c for c in chars if ord(c) > 0x2e80}
+    assert len(chars) > 50
+    assert [c for c in sorted(chars) if np.array_equal(pixels(c), missing)] == []

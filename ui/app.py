@@ -1,0 +1,97 @@
+"""The Kivy app: the table screen over a desk, fed by the table loop, the buttons and the keyboard.
+
+The app holds no game logic. A clock steps the :class:`~tabletop.tableloop.TableLoop`
+(one camera frame a tick) and polls the GPIO buttons; keys ``c``/Enter,
+``n``/Space and ``u``/Backspace press CONFIRM, NEXT and UNDO on a laptop.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kivy.app import App
+from kivy.clock import Clock
+from kivy.core.window import Window
+from kivy.properties import StringProperty
+from kivy.uix.screenmanager import NoTransition, ScreenManager
+
+from ui import theme
+from ui.i18n import LANGUAGES
+from ui.tablescreen import TableScreen
+
+KEYS = {"c": "confirm", "enter": "confirm", "n": "next", "spacebar": "next",
+        "u": "undo", "backspace": "undo"}
+
+
+class TableApp(App):
+    """The touchscreen of one table.
+
+    ``desk``: what the table is asked (a seating or an assistant), or ``loop``,
+    whose desk it is and whose camera the clock steps; ``controls``: the
+    buttons (:mod:`hardware.controls`), polled each tick.
+    """
+
+    font_name = StringProperty("Roboto")
+    language = StringProperty("en")
+
+    def __init__(self, desk: Any = None, loop: Any = None, controls: Any = None,
+                 language: str = "en", disclosure: str = "open", fps: float = 10.0,
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.loop, self.controls, self.fps = loop, controls, fps
+        self._desk = desk
+        self.language = language
+        self.disclosure = disclosure
+        self.font_name = theme.font_path() or "Roboto"
+        self.title = "tabletop"
+
+    @property
+    def desk(self) -> Any:
+        return self.loop.desk if self.loop is not None else self._desk
+
+    def build(self) -> ScreenManager:
+        manager = ScreenManager(transition=NoTransition())
+        self.table = TableScreen(name="table", desk=self.desk, language=self.language,
+                                 disclosure=self.disclosure)
+        manager.add_widget(self.table)
+        Window.clearcolor = theme.BACKGROUND
+        Window.bind(on_key_down=self._key)
+        Clock.schedule_interval(self.tick, 1.0 / self.fps)
+        self.table.refresh()
+        return manager
+
+    def tick(self, *_: Any) -> None:
+        """One camera frame, the buttons pressed since, and the screen brought up to date."""
+        if self.loop is not None:
+            self.loop.step()
+        if self.controls is not None:
+            while (event := self.controls.events(timeout=0)) is not None:
+                if event.kind == "press":
+                    self.press(event.button.lower())
+        self.table.desk = self.desk
+        self.table.refresh()
+
+    def press(self, button: str) -> None:
+        """CONFIRM, NEXT or UNDO, from a GPIO button, a key or a tap."""
+        if self.loop is not None:
+            self.loop.press(button)
+        else:
+            self.desk.press(button)
+        self.table.desk = self.desk
+        self.table.refresh()
+
+    def toggle_language(self) -> None:
+        self.set_language(LANGUAGES[(LANGUAGES.index(self.language) + 1) % len(LANGUAGES)])
+
+    def set_language(self, language: str) -> None:
+        self.language = self.table.language = language
+        self.table.refresh()
+
+    def _key(self, window: Any, key: int, scancode: int, codepoint: str, modifiers: list) -> bool:
+        name = Window._system_keyboard.keycode_to_string(key) if hasattr(
+            Window, "_system_keyboard") else codepoint
+        button = KEYS.get(name) or KEYS.get(codepoint or "")
+        if button is None:
+            return False
+        self.press(button)
+        return True

@@ -1,0 +1,113 @@
+"""English and Traditional Chinese, switchable live.
+
+Fixed strings are looked up by key (:func:`text`). What the assistant says
+(``"Ann: place a tile"``) is English built from a few patterns; :func:`say`
+turns it into the screen's language by those patterns, keeping names, tiles
+and figures as they are, and leaves anything it does not know in English
+rather than guessing.
+
+>>> say("Ann: place a tile", "zh-TW")
+'Ann：請放一張地磚'
+>>> say("+1 Tower (300)", "zh-TW")
+'+1 Tower（300）'
+>>> text("confirm", "zh-TW"), text("confirm", "en")
+('確認', 'CONFIRM')
+"""
+
+from __future__ import annotations
+
+import re
+
+LANGUAGES = ("en", "zh-TW")
+NAMES = {"en": "English", "zh-TW": "繁體中文"}
+
+TEXTS: dict[str, dict[str, str]] = {
+    "confirm": {"en": "CONFIRM", "zh-TW": "確認"},
+    "next": {"en": "NEXT", "zh-TW": "下一個"},
+    "undo": {"en": "UNDO", "zh-TW": "復原"},
+    "chain": {"en": "Chain", "zh-TW": "公司"},
+    "size": {"en": "Size", "zh-TW": "大小"},
+    "price": {"en": "Price", "zh-TW": "股價"},
+    "bonuses": {"en": "Bonuses", "zh-TW": "紅利"},
+    "bank": {"en": "Bank", "zh-TW": "銀行"},
+    "safe": {"en": "safe", "zh-TW": "安全"},
+    "player": {"en": "Player", "zh-TW": "玩家"},
+    "cash": {"en": "Cash", "zh-TW": "現金"},
+    "shares": {"en": "Shares", "zh-TW": "股票"},
+    "hidden": {"en": "hidden", "zh-TW": "不公開"},
+    "no_chains": {"en": "No chain on the board yet", "zh-TW": "盤面上還沒有公司"},
+    "language": {"en": "中文", "zh-TW": "English"},
+    "take_off": {"en": "Take off the board: {tiles}", "zh-TW": "請從盤面拿走：{tiles}"},
+    "differences": {"en": "Board and game differ:", "zh-TW": "盤面與紀錄不同："},
+    "turn": {"en": "{player} to play", "zh-TW": "輪到 {player}"},
+}
+
+#: (English pattern of the assistant, the same in Traditional Chinese). ``{x}`` stands
+#: for names, tiles, figures, kept as they are.
+PATTERNS: list[tuple[str, str]] = [
+    ("{p}: place a tile", "{p}：請放一張地磚"),
+    ("{p}: place a closing tile", "{p}：請放收尾地磚"),
+    ("{p}: buy shares (so far {b})", "{p}：買股票（目前：{b}）"),
+    ("{p}: which chain to found?", "{p}：要成立哪家公司？"),
+    ("{p}: which chain to keep as the survivor?", "{p}：哪家公司存續？"),
+    ("{p}: which chain to dispose of next?", "{p}：下一個處理哪家公司？"),
+    ("{p}: your {c} shares", "{p}：您的 {c} 股票"),
+    ("{p}: draw a tile for the stock market and place it", "{p}：為股市抽一張地磚並放上"),
+    ("{p}: the market draws {t}", "{p}：股市抽到 {t}"),
+    ("{p} placed {t}", "{p} 放了 {t}"),
+    ("{p} reveals {t}", "{p} 亮出 {t}"),
+    ("The board and the game differ", "盤面與紀錄不同"),
+    ("The game is over", "遊戲結束"),
+    ("waiting: place a tile (tap its cell)", "等待放地磚（點選格子）"),
+    ("waiting: place a tile", "等待放地磚"),
+    ("waiting: place a closing tile", "等待放收尾地磚"),
+    ("no playable tile", "沒有可放的地磚"),
+    ("end the game", "宣告遊戲結束"),
+    ("end by agreement of all players", "全體同意結束"),
+    ("no more closing tiles: score the game", "收尾完成：結算"),
+    ("buy nothing", "不買"),
+    ("nothing", "無"),
+    ("buy {b}", "買 {b}"),
+    ("+1 {c} ({n})", "+1 {c}（{n}）"),
+    ("trade in 1 {c} ({n})", "交換 1 股 {c}（{n}）"),
+    ("{t}: founds a chain", "{t}：成立公司"),
+    ("{t}: a lone tile", "{t}：單獨地磚"),
+    ("{t}: grows {c} ({n})", "{t}：擴大 {c}（{n}）"),
+    ("{t}: merges {a} into {b}", "{t}：{a} 併入 {b}"),
+    ("{t}: merges {a}: a tie, the survivor to be chosen", "{t}：合併 {a}：同樣大，須選存續公司"),
+    ("keep all (sell {s}, trade {x})", "全部保留（賣 {s}，換 {x}）"),
+    ("sell all (sell {s}, trade {x})", "全部賣出（賣 {s}，換 {x}）"),
+    ("trade the most, sell the rest (sell {s}, trade {x})", "盡量交換，其餘賣出（賣 {s}，換 {x}）"),
+    ("trade the most, keep the rest (sell {s}, trade {x})", "盡量交換，其餘保留（賣 {s}，換 {x}）"),
+    ("carry on: the game's record stands", "繼續：以紀錄為準"),
+    ("{t} was placed this turn: propose it", "{t} 是這回合放的：提出"),
+    ("{t} is on the board, not in the game", "{t} 在盤面上，但不在紀錄中"),
+    ("{t} is in the game, not on the board", "{t} 在紀錄中，但不在盤面上"),
+]
+
+
+def _compile(pattern: str) -> re.Pattern[str]:
+    parts = re.split(r"(\{\w+\})", pattern)
+    regex = "".join(f"(?P<{p[1:-1]}>.+?)" if p.startswith("{") else re.escape(p) for p in parts)
+    return re.compile(f"^{regex}$")
+
+
+_COMPILED = [(_compile(english), chinese) for english, chinese in PATTERNS]
+
+
+def text(key: str, language: str, **values: str) -> str:
+    """A fixed string of the screen in ``language`` (English if it has none)."""
+    entry = TEXTS[key]
+    return entry.get(language, entry["en"]).format(**values)
+
+
+def say(message: str, language: str) -> str:
+    """What the assistant said, in ``language``: by its patterns, else as it was."""
+    if language == "en" or not message:
+        return message
+    for regex, chinese in _COMPILED:
+        found = regex.match(message)
+        if found:
+            return chinese.format(**{k: say(v, language) if k == "b" else v
+                                     for k, v in found.groupdict().items()})
+    return message

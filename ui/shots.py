@@ -1,0 +1,78 @@
+"""``tabletop screenshots --out DIR``: every screen, at 800x480 and 1280x800, in both languages.
+
+The state is a demo game's (bots playing a seeded virtual game part way, a
+placement proposed), so the pictures show what a table sees mid-game. Needs
+a display: on a machine without one, run it under ``xvfb-run``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+SIZES = ((800, 480), (1280, 800))
+
+
+class _Bare:
+    """A table without a journal: the screenshots change nothing on disk."""
+
+    def __init__(self, game: Any) -> None:
+        self.game = game
+
+    def push(self, action: Any) -> Any:
+        return self.game.push(action)
+
+    def undo(self) -> Any:
+        return self.game.undo()
+
+
+def demo_desk(rules: str = "acquire", seed: int = 4, actions: int = 60) -> Any:
+    """An assistant some way into a bot game, with a placement proposed."""
+    from tabletop.assistant import Assistant
+    from tabletop.bot import Bot
+    from tabletop.engine import Game
+    from tabletop.ruleset import load_rules
+
+    players = ["Ann", "Bob", "Cy", "Dee"][: min(4, load_rules(rules).max_players)]
+    assistant = Assistant(_Bare(Game(rules, players, seed=seed)))
+    bot = Bot(assistant, seed=seed)
+    for _ in range(actions):
+        if assistant.game.pending is None:
+            break
+        bot.act()
+    tile = bot.tile()
+    if tile is not None:
+        assistant.tile_seen(tile)
+    return assistant
+
+
+def take(out: str | Path, rules: tuple[str, ...] = ("acquire", "megacquire-gold", "acquisitions")
+         ) -> list[Path]:
+    """Write the PNGs into ``out``; their paths."""
+    os.environ.setdefault("KIVY_NO_ARGS", "1")
+    from kivy.base import EventLoop
+    from kivy.core.window import Window
+
+    from ui.app import TableApp
+
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name in rules:
+        app = TableApp(desk=demo_desk(name))
+        app._run_prepare()
+        try:
+            for width, height in SIZES:
+                Window.size = (width, height)
+                for language in ("en", "zh-TW"):
+                    app.set_language(language)
+                    for _ in range(3):
+                        EventLoop.idle()
+                    path = folder / f"table-{name}-{language}-{width}x{height}.png"
+                    app.root.export_to_png(str(path))
+                    written.append(path)
+        finally:
+            Window.remove_widget(app.root)
+            app.dispatch("on_stop")
+    return written

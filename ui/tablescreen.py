@@ -1,0 +1,132 @@
+"""The table screen: the board mirror, what the table is asked, the chains and the players.
+
+It reads the desk (the seating, then the assistant) and the game's books as
+the disclosure level lets a shared screen show them (:func:`tabletop.views.view`):
+nothing more, ever. Taps on the buttons and the board go to the desk.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from kivy.app import App
+from kivy.lang import Builder
+from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
+from kivy.uix.label import Label
+from kivy.uix.screenmanager import Screen
+
+from tabletop.views import state_json, view
+from ui import theme
+from ui.boardview import BoardMirror  # noqa: F401 - the .kv file uses it
+from ui.i18n import say, text
+
+Builder.load_file(str(Path(__file__).with_suffix(".kv")))
+
+
+class TableScreen(Screen):
+    """One table's screen (see the module's docstring)."""
+
+    desk = ObjectProperty(None, allownone=True)
+    language = StringProperty("en")
+    disclosure = StringProperty("open")
+    fault = BooleanProperty(False)
+
+    def press(self, button: str) -> None:
+        if self.desk is not None:
+            self.desk.press(button)
+        self.refresh()
+
+    def cell_tapped(self, label: str) -> None:
+        """A tile the camera missed or misread, entered by hand."""
+        if self.desk is not None:
+            self.desk.enter(label)
+        self.refresh()
+
+    def refresh(self, *_: Any) -> None:
+        """Show the desk and the game as they are now."""
+        desk, language = self.desk, self.language
+        if desk is None:
+            return
+        ids = self.ids
+        prompt = desk.prompt
+        ids.undo.text, ids.next.text, ids.confirm.text = (
+            text(key, language) for key in ("undo", "next", "confirm"))
+        ids.language.text = text("language", language)
+        self.fault = bool(prompt.banner)
+        ids.banner.text = "  " + (say(prompt.banner, language) if prompt.banner else
+                                  text("turn", language, player=prompt.player)
+                                  if prompt.player else say(prompt.title, language))
+        ids.title.text = say(prompt.title, language)
+        count = len(prompt.options)
+        chosen = say(prompt.chosen.label, language) if prompt.chosen else ""
+        ids.chosen.text = f"{chosen}   ({prompt.index + 1}/{count})" if count > 1 else chosen
+        notes = [say(prompt.message, language)] if prompt.message else []
+        if prompt.flagged:
+            notes.append(text("take_off", language, tiles=", ".join(prompt.flagged)))
+        notes += [say(d, language) for d in prompt.differences]
+        ids.message.text = "\n".join(notes)
+        game = getattr(desk, "game", None)
+        if game is not None:
+            self._board(game, prompt)
+            shown = view(state_json(game), self.disclosure)
+            self._chains(game, shown)
+            self._players(shown, game.rules.money)
+
+    def _board(self, game: Any, prompt: Any) -> None:
+        board = self.ids.board
+        board.chain_names = [chain.name for chain in game.rules.chains]
+        board.geometry = game.geometry
+        board.cells = list(game.board.cells)
+        board.flagged = list(prompt.flagged)
+        action = prompt.chosen.action if prompt.chosen is not None else None
+        board.proposed = getattr(action, "tile", "") if prompt.kind in ("place", "closing") else ""
+        placed = [a for a in game.history if getattr(a, "kind", "") == "place"]
+        board.last = game.geometry.parse(placed[-1].tile) if placed else -1
+
+    def _chains(self, game: Any, shown: dict) -> None:
+        grid, language = self.ids.chains, self.language
+        grid.clear_widgets()
+        with_bank = any("bank_shares" in c for c in shown["chains"].values())
+        heads = ["chain", "size", "price", "bonuses", "bank" if with_bank else "safe"]
+        widths = (0.29, 0.1, 0.17, 0.34, 0.1)
+        for key, width in zip(heads, widths):
+            grid.add_widget(self._cell(text(key, language), theme.DIM, width))
+        if not shown["chains"]:
+            grid.add_widget(self._cell(text("no_chains", language), theme.DIM, widths[0]))
+            for width in widths[1:]:
+                grid.add_widget(self._cell("", width=width))
+            return
+        money = game.rules.money
+        for name, chain in shown["chains"].items():
+            index = game.rules.chain_index(name)
+            # Safe chains are marked by an asterisk as well as the word, for narrow screens.
+            row = [(f"[b]{name}[/b]", theme.chain_colour(index)),
+                   (f"{chain['size']}{'*' if chain['safe'] else ''}", theme.TEXT),
+                   (money(chain["price"]), theme.TEXT),
+                   (" / ".join(money(b) for b in chain["bonuses"][:2]), theme.TEXT),
+                   (str(chain.get("bank_shares", "")) if with_bank else
+                    (text("safe", language) if chain["safe"] else ""), theme.TEXT)]
+            for (words, colour), width in zip(row, widths):
+                grid.add_widget(self._cell(words, colour, width))
+
+    def _players(self, shown: dict, money: Any) -> None:
+        grid, language = self.ids.players, self.language
+        grid.clear_widgets()
+        hidden = text("hidden", language)
+        for entry in shown["players"]:
+            cash, shares = entry.get("cash"), entry.get("shares")
+            grid.add_widget(self._cell(f"[b]{entry['name']}[/b]", width=0.2))
+            grid.add_widget(self._cell(money(cash) if cash is not None else hidden,
+                                       theme.TEXT if cash is not None else theme.DIM, 0.22))
+            grid.add_widget(self._cell(
+                ", ".join(f"{n} {c}" for c, n in shares.items()) if shares is not None
+                else hidden, theme.TEXT if shares is not None else theme.DIM, 0.58))
+
+    def _cell(self, words: str, colour: tuple = theme.TEXT, width: float = 1.0) -> Label:
+        app = App.get_running_app()
+        label = Label(text=words, markup=True, color=colour, font_size="14sp",
+                      font_name=app.font_name if app else "Roboto", halign="left",
+                      valign="middle", shorten=True, shorten_from="right", size_hint_x=width)
+        label.bind(size=lambda widget, size: setattr(widget, "text_size", size))
+        return label
