@@ -204,6 +204,24 @@ class Assistant:
         else:
             raise ValueError(f"unknown button {button!r}: expected one of {', '.join(BUTTONS)}")
 
+    def undo_to(self, actions: int) -> None:
+        """Take confirmed actions back until ``actions`` remain (the history screen's undo).
+
+        Each is journaled as an undo; the first the rules refuse stops it, with the reason.
+        """
+        self._proposal, self._basket, self._traded, self._index = None, [], [], 0
+        undone = 0
+        while len(self.game.history) > max(actions, 0):
+            try:
+                self.events = self.table.undo()
+            except TabletopError as error:
+                self._message = str(error)
+                break
+            undone += 1
+        if undone:
+            self._message = "" if len(self.game.history) <= actions else self._message
+            self._tell(f"undo ({undone} action{'s' if undone > 1 else ''})")
+
     # --- the prompt ---------------------------------------------------------------------------
 
     @property

@@ -17,6 +17,8 @@ from kivy.uix.screenmanager import NoTransition, ScreenManager
 
 from ui import theme
 from ui.i18n import LANGUAGES
+from ui.history import HistoryScreen
+from ui.results import ResultsScreen
 from ui.tablescreen import TableScreen
 
 KEYS = {"c": "confirm", "enter": "confirm", "n": "next", "spacebar": "next",
@@ -40,6 +42,7 @@ class TableApp(App):
         super().__init__(**kwargs)
         self.loop, self.controls, self.fps = loop, controls, fps
         self._desk = desk
+        self._shown: tuple | None = None      # what the screen last showed
         self.language = language
         self.disclosure = disclosure
         self.font_name = theme.font_path() or "Roboto"
@@ -53,7 +56,11 @@ class TableApp(App):
         manager = ScreenManager(transition=NoTransition())
         self.table = TableScreen(name="table", desk=self.desk, language=self.language,
                                  disclosure=self.disclosure)
-        manager.add_widget(self.table)
+        self.history = HistoryScreen(name="history", desk=self.desk, language=self.language)
+        self.results = ResultsScreen(name="results", desk=self.desk, language=self.language)
+        self.screens = (self.table, self.history, self.results)
+        for screen in self.screens:
+            manager.add_widget(screen)
         Window.clearcolor = theme.BACKGROUND
         Window.bind(on_key_down=self._key)
         Clock.schedule_interval(self.tick, 1.0 / self.fps)
@@ -68,24 +75,59 @@ class TableApp(App):
             while (event := self.controls.events(timeout=0)) is not None:
                 if event.kind == "press":
                     self.press(event.button.lower())
-        self.table.desk = self.desk
-        self.table.refresh()
+                elif event.kind == "long_press":
+                    self.long_press(event.button.lower())
+        self.update()
+
+    def update(self, force: bool = False) -> None:
+        """Bring the screen shown up to date (only when something changed: a tick is
+        10 times a second); at the end of the game, show the results."""
+        desk = self.desk
+        prompt = desk.prompt
+        game = getattr(desk, "game", None)
+        state = (id(desk), prompt, len(game.history) if game is not None else -1,
+                 self.root.current, self.language)
+        if state == self._shown and not force:
+            return
+        self._shown = state
+        for screen in self.screens:
+            screen.desk = desk
+        if self.root.current == "table" and prompt.kind == "over":
+            self.show("results")
+        else:
+            self.root.current_screen.refresh()
+
+    def show(self, name: str) -> None:
+        self.root.current = name
+        self.root.current_screen.refresh()
+        self._shown = None
 
     def press(self, button: str) -> None:
         """CONFIRM, NEXT or UNDO, from a GPIO button, a key or a tap."""
+        if self.root.current != "table":
+            return        # the other screens have their own buttons; a stray press does nothing
         if self.loop is not None:
             self.loop.press(button)
         else:
             self.desk.press(button)
-        self.table.desk = self.desk
-        self.table.refresh()
+        self.update()
+
+    def long_press(self, button: str) -> None:
+        """Held buttons (their meanings are shown on the table screen): NEXT the history,
+        UNDO back to the table."""
+        if button == "next":
+            self.show("history")
+        elif button == "undo":
+            self.show("table")
 
     def toggle_language(self) -> None:
         self.set_language(LANGUAGES[(LANGUAGES.index(self.language) + 1) % len(LANGUAGES)])
 
     def set_language(self, language: str) -> None:
-        self.language = self.table.language = language
-        self.table.refresh()
+        self.language = language
+        for screen in self.screens:
+            screen.language = language
+        self.root.current_screen.refresh()
 
     def _key(self, window: Any, key: int, scancode: int, codepoint: str, modifiers: list) -> bool:
         name = Window._system_keyboard.keycode_to_string(key) if hasattr(

@@ -47,8 +47,14 @@ def demo_desk(rules: str = "acquire", seed: int = 4, actions: int = 60) -> Any:
     return assistant
 
 
-def take(out: str | Path, rules: tuple[str, ...] = ("acquire", "megacquire-gold", "acquisitions")
-         ) -> list[Path]:
+#: (screen, rule set, actions the bots play first): mid-game tables of each board, the
+#: history of one, and the results of a finished game.
+SHOTS = (("table", "acquire", 60), ("table", "megacquire-gold", 90),
+         ("table", "acquisitions", 70), ("history", "acquire", 60),
+         ("results", "acquire", 10_000))
+
+
+def take(out: str | Path) -> list[Path]:
     """Write the PNGs into ``out``; their paths."""
     os.environ.setdefault("KIVY_NO_ARGS", "1")
     from kivy.base import EventLoop
@@ -59,17 +65,18 @@ def take(out: str | Path, rules: tuple[str, ...] = ("acquire", "megacquire-gold"
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     written = []
-    for name in rules:
-        app = TableApp(desk=demo_desk(name))
+    for screen, rules, actions in SHOTS:
+        app = TableApp(desk=demo_desk(rules, actions=actions))
         app._run_prepare()
         try:
             for width, height in SIZES:
                 Window.size = (width, height)
                 for language in ("en", "zh-TW"):
                     app.set_language(language)
+                    app.show(screen)
                     for _ in range(3):
                         EventLoop.idle()
-                    path = folder / f"table-{name}-{language}-{width}x{height}.png"
+                    path = folder / f"{screen}-{rules}-{language}-{width}x{height}.png"
                     app.root.export_to_png(str(path))
                     written.append(path)
         finally:

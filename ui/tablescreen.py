@@ -53,6 +53,8 @@ class TableScreen(Screen):
         ids.undo.text, ids.next.text, ids.confirm.text = (
             text(key, language) for key in ("undo", "next", "confirm"))
         ids.language.text = text("language", language)
+        ids.history.text = text("history", language)
+        ids.hints.text = text("long_presses", language)
         self.fault = bool(prompt.banner)
         ids.banner.text = "  " + (say(prompt.banner, language) if prompt.banner else
                                   text("turn", language, player=prompt.player)

@@ -17,7 +17,9 @@ def test_screenshots_are_written_at_both_sizes_in_both_languages(tmp_path):
                             env=dict(os.environ))
     assert result.returncode == 0, result.stderr[-2000:]
     written = sorted(p.name for p in tmp_path.glob("*.png"))
-    assert len(written) == 12 and "table-acquire-zh-TW-800x480.png" in written
+    assert len(written) == 20 and "table-acquire-zh-TW-800x480.png" in written
+    assert "history-acquire-en-1280x800.png" in written
+    assert "results-acquire-zh-TW-800x480.png" in written
     for name in written:
         image = cv2.imread(str(tmp_path / name))
         width, height = (int(n) for n in name.rsplit("-", 1)[1][:-4].split("x"))

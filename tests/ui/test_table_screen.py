@@ -153,3 +153,90 @@ def test_chinese_text_has_every_glyph(run_app, table):
     chars = {c for c in chars if ord(c) > 0x2e80}
     assert len(chars) > 50
     assert [c for c in sorted(chars) if np.array_equal(pixels(c), missing)] == []
+
+
+def play(assistant, actions: int, seed: int = 2) -> None:
+    from tabletop.bot import Bot
+
+    bot = Bot(assistant, seed=seed)
+    for _ in range(actions):
+        if assistant.game.pending is None:
+            return
+        bot.act()
+
+
+def test_undo_from_the_history_takes_the_game_back_to_before_that_action(run_app, tmp_path):
+    from tabletop.journal import Journal
+    from ui.app import TableApp
+
+    with Journal.open(tmp_path / "journal.db") as journal:
+        table = journal.start({"setup": {"rules": "acquire", "players": ["Ann", "Bob"],
+                                         "seed": 5}})
+        assistant = Assistant(table)
+        play(assistant, 20)
+        done = len(table.game.history)
+        app = run_app(TableApp(desk=assistant))
+        tap(app.table.ids.history)
+        assert app.root.current == "history"
+        app.history.ids.log.scroll_y = 0                # the oldest actions are at the bottom
+        frames(3)
+        rows = [row for row in app.history.ids.log.children[0].children]
+        fifth = next(row for row in rows if row.words.startswith("5. "))
+        assert fifth.words == "5. " + __import__("ui.history", fromlist=["describe"]).describe(
+            table.game.script()[5], "en")
+        tap(fifth.children[0])                          # its "undo to here" button
+        popup = app.history.popup
+        frames(2)
+        no, yes = popup.content.children[0].children[::-1]
+        tap(no)                                         # asked, and declined: nothing changes
+        assert len(table.game.history) == done
+        tap(fifth.children[0])
+        frames(2)
+        yes = app.history.popup.content.children[0].children[0]
+        tap(yes)
+        assert len(table.game.history) == 4             # back to before the fifth action
+        undos = [json.loads(line) for line in table.lines if '"undo"' in line]
+        assert len(undos) == done - 4                   # each one journaled
+        assert app.history.ids.log.data[0]["words"].startswith("4. ")
+
+
+def test_long_presses_open_the_history_and_come_back(run_app, table):
+    from hardware.controls import open_controls
+    from ui.app import TableApp
+
+    controls = open_controls("mock")
+    app = run_app(TableApp(desk=Assistant(table), controls=controls))
+    assert "hold NEXT: history" in app.table.ids.hints.text
+    controls.press("next", long=True)
+    app.tick()
+    assert app.root.current == "history"
+    controls.press("confirm")                           # a stray press elsewhere does nothing
+    app.tick()
+    assert len(table.game.history) == 0
+    controls.press("undo", long=True)
+    app.tick()
+    assert app.root.current == "table"
+    controls.close()
+
+
+def test_the_end_of_the_game_shows_the_standings_payouts_and_the_worth_chart(run_app, tmp_path):
+    from tabletop.journal import Journal
+    from ui.app import TableApp
+
+    with Journal.open(tmp_path / "journal.db") as journal:
+        table = journal.start({"setup": {"rules": "acquire", "players": ["Ann", "Bob", "Cy"],
+                                         "seed": 7}})
+        assistant = Assistant(table)
+        app = run_app(TableApp(desk=assistant))
+        play(assistant, 10_000)
+        app.update()
+        game = table.game
+        assert game.pending is None and app.root.current == "results"
+        shown = "\n".join(texts(app.results))
+        winner = game.names[game.standings[0][0]]
+        assert f"1. {winner}  {game.rules.money(game.cash[game.standings[0][0]])}" in shown
+        assert "bonuses $" in shown and "sales $" in shown
+        chart = app.results.ids.chart
+        assert len(chart.points) > 20 and chart.points[-1][1] == game.cash
+        app.set_language("zh-TW")
+        assert "最終排名" in "\n".join(texts(app.results))
