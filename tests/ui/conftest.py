@@ -85,6 +85,17 @@ def frames(count: int = 2) -> None:
         EventLoop.idle()
 
 
+def settle(seconds: float = 0.6) -> None:
+    """Let animations (a popup opening or closing) run their course."""
+    import time
+
+    from kivy.base import EventLoop
+
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        EventLoop.idle()
+
+
 def tap(widget) -> None:
     """A finger on ``widget``'s centre, down and up, through the window's input."""
     from kivy.tests.common import UnitTestTouch

@@ -10,7 +10,7 @@ import pytest
 from tabletop.assistant import Assistant
 from tabletop.journal import Journal
 
-from conftest import frames, tap, tap_at, texts
+from conftest import frames, settle, tap, tap_at, texts
 
 SETUP = {"setup": {"rules": "acquire", "players": ["Ann", "Bob", "Cy"],
                    "start_tiles": {"Ann": "5C", "Bob": "9I", "Cy": "1D"}}}
@@ -185,13 +185,17 @@ def test_undo_from_the_history_takes_the_game_back_to_before_that_action(run_app
         assert fifth.words == "5. " + __import__("ui.history", fromlist=["describe"]).describe(
             table.game.script()[5], "en")
         tap(fifth.children[0])                          # its "undo to here" button
+        settle()
         popup = app.history.popup
-        frames(2)
         no, yes = popup.content.children[0].children[::-1]
+        assert "Take back 16 action(s)" in popup.content.children[1].text
         tap(no)                                         # asked, and declined: nothing changes
-        assert len(table.game.history) == done
+        settle()
+        assert len(table.game.history) == done and popup.parent is None
+        fifth = next(row for row in app.history.ids.log.children[0].children
+                     if row.words.startswith("5. "))
         tap(fifth.children[0])
-        frames(2)
+        settle()
         yes = app.history.popup.content.children[0].children[0]
         tap(yes)
         assert len(table.game.history) == 4             # back to before the fifth action
