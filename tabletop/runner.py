@@ -177,6 +177,20 @@ class Runner:
             self.controls.beep("error")
         self._proposal, self._flagged = proposal, set(prompt.flagged)
 
+    def run_app(self) -> int:
+        """The same table on the touchscreen app (the app's clock steps the loop)."""
+        from ui.app import TableApp
+
+        language = self.config.values["screen"]["language"]
+        fps = self.config.values["camera"]["fps"]
+        try:
+            with self.camera:
+                TableApp(loop=self.loop, controls=self.controls, language=language,
+                         fps=fps).run()
+        finally:
+            self.close()
+        return 0
+
     def close(self) -> None:
         self.controls.close()
         self.journal.close()
@@ -193,7 +207,18 @@ def _stop(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
 
-def main(config: Config, players: list[str] | None, new: bool) -> int:
-    """``tabletop run``: print lines as they come (a log or a terminal reads them live)."""
+def main(config: Config, players: list[str] | None, new: bool, headless: bool = False) -> int:
+    """``tabletop run``: the touchscreen app where there is a display and Kivy, else headless
+    (printing lines as they come: a log or a terminal reads them live)."""
     runner = Runner(config, players, new, out=lambda line: print(line, flush=True))
+    if not headless and _display():
+        return runner.run_app()
     return runner.run()
+
+
+def _display() -> bool:
+    import importlib.util
+    import os
+
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")) and \
+        importlib.util.find_spec("kivy") is not None

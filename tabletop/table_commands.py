@@ -34,6 +34,8 @@ def register(commands: argparse._SubParsersAction) -> None:
                      help="seats for a new game, in order: Ann,Bob,Cy (default: [table] players)")
     run.add_argument("--new", action="store_true",
                      help="start a new game even if one is unfinished (it stays in the journal)")
+    run.add_argument("--headless", action="store_true",
+                     help="print what the screen would show instead of opening the app")
     run.set_defaults(run=_run)
 
     shots = commands.add_parser(
@@ -65,7 +67,7 @@ def _run(args: argparse.Namespace) -> int:
 
     players = [name.strip() for name in args.players.split(",")] if args.players else None
     try:
-        return main(load_config(), players, args.new)
+        return main(load_config(), players, args.new, args.headless)
     except TabletopError:
         raise
     except ValueError as error:          # a device setting the hardware layer refused

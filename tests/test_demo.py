@@ -246,7 +246,7 @@ def test_a_power_cut_mid_game_then_run_resumes_at_the_last_action_and_lists_the_
     config = tmp_path / "config.toml"
     config.write_text(f'[table]\nname = "demo"\n[camera]\nsource = "dir:{frames}"\n'
                       f'[controls]\nkind = "mock"\n[paths]\ndata = "{data}"\n')
-    run = subprocess.Popen([sys.executable, "-m", "tabletop.cli", "run"], stdout=subprocess.PIPE,
+    run = subprocess.Popen([sys.executable, "-m", "tabletop.cli", "run", "--headless"], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True,
                            env={**env, "TABLETOP_CONFIG": str(config)})
     out: list[str] = []

@@ -77,7 +77,7 @@ def test_a_new_game_needs_its_seats(config):
 def test_run_sets_up_a_new_game_from_the_configured_seats_and_stops_cleanly(tmp_path, config):
     env = config('[table]\nplayers = ["Ann", "Bob", "Cy"]\n'
                  '[camera]\nsource = "sim:acquire,seed=1,placements=2"\n[controls]\nkind = "mock"')
-    run = subprocess.Popen([sys.executable, "-m", "tabletop.cli", "run"], stdout=subprocess.PIPE,
+    run = subprocess.Popen([sys.executable, "-m", "tabletop.cli", "run", "--headless"], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True,
                            env={**os.environ, **env, "PYTHONUNBUFFERED": "1"})
     lines = []

@@ -16,7 +16,7 @@ from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
 from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
 
-from tabletop.views import state_json, view
+from tabletop.views import LEVELS, state_json, view
 from ui import theme
 from ui.boardview import BoardMirror  # noqa: F401 - the .kv file uses it
 from ui.i18n import say, text
@@ -71,7 +71,9 @@ class TableScreen(Screen):
         game = getattr(desk, "game", None)
         if game is not None:
             self._board(game, prompt)
-            shown = view(state_json(game), self.disclosure)
+            # The game's own disclosure option rules; the screen's may only show less.
+            level = min(game.options.get("disclosure", "open"), self.disclosure, key=LEVELS.index)
+            shown = view(state_json(game), level)
             self._chains(game, shown)
             self._players(shown, game.rules.money)
 

@@ -244,3 +244,30 @@ def test_the_end_of_the_game_shows_the_standings_payouts_and_the_worth_chart(run
         assert len(chart.points) > 20 and chart.points[-1][1] == game.cash
         app.set_language("zh-TW")
         assert "最終排名" in "\n".join(texts(app.results))
+
+
+def test_run_opens_the_app_on_the_table_and_the_camera_feeds_it(run_app, tmp_path):
+    """`tabletop run` where there is a display: the app's clock steps the table loop."""
+    from tabletop.config import load_config
+    from tabletop.runner import Runner
+    from ui.app import TableApp
+
+    path = tmp_path / "config.toml"
+    path.write_text(f'[table]\nplayers = ["Ann", "Bob"]\n[camera]\nsource = '
+                    f'"sim:acquire,seed=3,placements=3"\n[controls]\nkind = "mock"\n'
+                    f'[paths]\ndata = "{tmp_path / "data"}"\n')
+    runner = Runner(load_config(path, environ={}), out=lambda line: None)
+    try:
+        with runner.camera:
+            app = run_app(TableApp(loop=runner.loop, controls=runner.controls))
+            assert app.table.ids.title.text.startswith("Each player draws a tile")
+            import time
+
+            deadline = time.monotonic() + 20          # the camera gives 10 frames a second
+            while not runner.loop.seen and time.monotonic() < deadline:
+                app.tick()
+                time.sleep(0.02)
+            assert runner.loop.seen                    # frames went through the eyes
+            assert "seen" in app.table.ids.title.text
+    finally:
+        runner.close()
