@@ -41,6 +41,7 @@ TEXTS: dict[str, dict[str, str]] = {
     "differences": {"en": "Board and game differ:", "zh-TW": "盤面與紀錄不同："},
     "turn": {"en": "{player} to play", "zh-TW": "輪到 {player}"},
     "history": {"en": "History", "zh-TW": "紀錄"},
+    "bonuses_paid": {"en": "{chain} bonuses: {paid}", "zh-TW": "{chain} 紅利：{paid}"},
     "back": {"en": "Back", "zh-TW": "返回"},
     "undo_to": {"en": "undo to here", "zh-TW": "復原到這裡"},
     "undo_ask": {"en": "Take back {count} action(s), back to before\n{action}?",

@@ -32,6 +32,10 @@ class TableScreen(Screen):
     disclosure = StringProperty("open")
     fault = BooleanProperty(False)
 
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._payout: list[dict] = []        # the last merger's bonuses, while holders dispose
+
     def press(self, button: str) -> None:
         if self.desk is not None:
             self.desk.press(button)
@@ -67,8 +71,18 @@ class TableScreen(Screen):
         if prompt.flagged:
             notes.append(text("take_off", language, tiles=", ".join(prompt.flagged)))
         notes += [say(d, language) for d in prompt.differences]
-        ids.message.text = "\n".join(notes)
         game = getattr(desk, "game", None)
+        paid = [e for e in getattr(desk, "events", []) if e.get("event") == "bonus"]
+        if paid:
+            self._payout = paid
+        elif prompt.kind not in ("dispose", "next_defunct", "market"):
+            self._payout = []
+        if self._payout and game is not None:
+            # A merger's payout, shown to every holder while they dispose.
+            notes.append(text("bonuses_paid", language, chain=self._payout[0]["chain"],
+                              paid=", ".join(f"{e['player']} {game.rules.money(e['amount'])}"
+                                             for e in self._payout)))
+        ids.message.text = "\n".join(notes)
         if game is not None:
             self._board(game, prompt)
             # The game's own disclosure option rules; the screen's may only show less.

@@ -271,3 +271,39 @@ def test_run_opens_the_app_on_the_table_and_the_camera_feeds_it(run_app, tmp_pat
             assert "seen" in app.table.ids.title.text
     finally:
         runner.close()
+
+
+def test_a_merger_with_two_holders_disposing_by_touches(run_app, tmp_path):
+    from pathlib import Path
+
+    from tabletop import parse_action, replay
+    from tabletop.views import state_json
+    from ui.app import TableApp
+
+    lines = (Path(__file__).parents[1] / "scenarios" / "tie2.jsonl").read_text().splitlines()
+    merge = next(i for i, line in enumerate(lines) if '"tile": "5C"' in line)
+    with Journal.open(tmp_path / "journal.db") as journal:
+        table = journal.start(json.loads(lines[0]))
+        for line in lines[1:merge]:
+            table.push(parse_action(json.loads(line)))
+        assistant = Assistant(table)
+        app = run_app(TableApp(desk=assistant))
+        screen = app.table
+        assistant.tile_seen("5C")                      # the camera sees the merging tile
+        app.update()
+        assert screen.ids.chosen.text.startswith("5C: merges")
+        tap(screen.ids.confirm)
+        assert screen.ids.title.text.startswith("Ann: your ")
+        assert "bonuses: Ann $" in screen.ids.message.text   # the payout, shown to the holders
+
+        def by_touch(button):
+            tap(screen.ids[button])
+
+        choose(app, "sell all (sell 2, trade 0)", by_touch)
+        assert screen.ids.title.text.startswith("Bob: your ")
+        assert "bonuses: Ann $" in screen.ids.message.text   # still, for the next holder
+        choose(app, "trade the most, sell the rest (sell 0, trade 2)", by_touch)
+        choose(app, "keep all (sell 0, trade 0)", by_touch)
+        assert screen.ids.title.text.startswith("Ann: buy shares")
+        expected = replay(lines[: merge + 4]).game
+        assert state_json(table.game) == state_json(expected)
