@@ -36,7 +36,9 @@ class Runner:
     """One table, run from its configuration until stopped (Ctrl-C, SIGTERM)."""
 
     def __init__(self, config: Config, players: list[str] | None = None, new: bool = False,
-                 out: Callable[[str], None] = print) -> None:
+                 out: Callable[[str], None] = print, setup_on_screen: bool = False) -> None:
+        #: With the touchscreen, a new game without configured seats is set up there.
+        self.setup_on_screen = setup_on_screen
         self.config = config
         self.out = out
         self.data = config.data_dir
@@ -118,11 +120,19 @@ class Runner:
         table_settings = self.config.values["table"]
         players = players or table_settings["players"]
         rules = load_rules(table_settings["rules"])
+        if not players and self.setup_on_screen:
+            return None
         if len(players) < rules.min_players:
             raise ConfigError(f"a new game of {rules.title} needs {rules.min_players} or more "
                               f"players: give --players Ann,Bob,Cy or [table] players")
         self.out(f"new game of {rules.title} at {name}: {', '.join(players)}")
         return Seating(rules, players, table_settings["options"])
+
+    def new_game(self, rules: str, players: list[str], options: dict) -> None:
+        """A game set up on the screen: seat the players; the turn-order draw comes next."""
+        self.out(f"new game of {load_rules(rules).title}: {', '.join(players)}")
+        self.loop.desk = Seating(rules, players, options)
+        self.loop.start = self._start
 
     def _start(self, seating: Seating) -> Assistant:
         table = self.journal.start({"setup": seating.setup})
@@ -186,7 +196,7 @@ class Runner:
         try:
             with self.camera:
                 TableApp(loop=self.loop, controls=self.controls, language=language,
-                         fps=fps).run()
+                         fps=fps, new_game=self.new_game).run()
         finally:
             self.close()
         return 0
@@ -210,10 +220,10 @@ def _stop(signum: int, frame: Any) -> None:
 def main(config: Config, players: list[str] | None, new: bool, headless: bool = False) -> int:
     """``tabletop run``: the touchscreen app where there is a display and Kivy, else headless
     (printing lines as they come: a log or a terminal reads them live)."""
-    runner = Runner(config, players, new, out=lambda line: print(line, flush=True))
-    if not headless and _display():
-        return runner.run_app()
-    return runner.run()
+    app = not headless and _display()
+    runner = Runner(config, players, new, out=lambda line: print(line, flush=True),
+                    setup_on_screen=app)
+    return runner.run_app() if app else runner.run()
 
 
 def _display() -> bool:

@@ -98,15 +98,18 @@ class TableLoop:
         frame = self.camera.read()
         # From the frame in hand (a camera's grabber thread has it waiting) to the desk told.
         began = self.clock()
+        desk = self.desk      # None while the table is still being set up on the screen
         if frame is None:
             status = self.camera.status
             if status.state == FAULT and not self._fault:
                 self._fault = True
-                self.desk.camera_lost(status.message)
+                if desk is not None:
+                    desk.camera_lost(status.message)
             return False
         if self._fault:
             self._fault = False
-            self.desk.camera_back()
+            if desk is not None:
+                desk.camera_back()
             self.eyes.restart()
         decisions = self.eyes.feed(frame.index, frame.timestamp, frame.image)
         for decision in decisions:
@@ -117,11 +120,14 @@ class TableLoop:
 
     def press(self, button: str) -> None:
         """A button (CONFIRM, NEXT, UNDO) pressed at the table."""
-        self.desk.press(button)
-        self._advance()
+        if self.desk is not None:
+            self.desk.press(button)
+            self._advance()
 
     def _route(self, decision: dict[str, Any]) -> None:
         desk = self.desk
+        if desk is None:
+            return
         if "board" in decision:
             desk.board_seen(decision["board"])
         elif "tile" in decision:

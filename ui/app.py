@@ -19,6 +19,7 @@ from ui import theme
 from ui.i18n import LANGUAGES
 from ui.history import HistoryScreen
 from ui.results import ResultsScreen
+from ui.setup import SetupScreen
 from ui.tablescreen import TableScreen
 
 KEYS = {"c": "confirm", "enter": "confirm", "n": "next", "spacebar": "next",
@@ -38,8 +39,11 @@ class TableApp(App):
 
     def __init__(self, desk: Any = None, loop: Any = None, controls: Any = None,
                  language: str = "en", disclosure: str = "open", fps: float = 10.0,
-                 **kwargs: Any) -> None:
+                 new_game: Any = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        #: Called with (rules, players, options) when the setup screen starts a game; by
+        #: default the app seats them itself (a table of its own, without a loop).
+        self.new_game = new_game
         self.loop, self.controls, self.fps = loop, controls, fps
         self._desk = desk
         self._shown: tuple | None = None      # what the screen last showed
@@ -58,13 +62,18 @@ class TableApp(App):
                                  disclosure=self.disclosure)
         self.history = HistoryScreen(name="history", desk=self.desk, language=self.language)
         self.results = ResultsScreen(name="results", desk=self.desk, language=self.language)
-        self.screens = (self.table, self.history, self.results)
+        self.setup = SetupScreen(name="setup", language=self.language, starter=self.start_game)
+        self.screens = (self.table, self.history, self.results, self.setup)
         for screen in self.screens:
             manager.add_widget(screen)
+        if self.desk is None:
+            manager.current = "setup"
+            self.setup.refresh()
         Window.clearcolor = theme.BACKGROUND
         Window.bind(on_key_down=self._key)
         Clock.schedule_interval(self.tick, 1.0 / self.fps)
-        self.table.refresh()
+        if self.desk is not None:
+            self.table.refresh()
         return manager
 
     def tick(self, *_: Any) -> None:
@@ -83,6 +92,8 @@ class TableApp(App):
         """Bring the screen shown up to date (only when something changed: a tick is
         10 times a second); at the end of the game, show the results."""
         desk = self.desk
+        if desk is None:
+            return
         prompt = desk.prompt
         game = getattr(desk, "game", None)
         state = (id(desk), prompt, len(game.history) if game is not None else -1,
@@ -97,6 +108,18 @@ class TableApp(App):
         else:
             self.root.current_screen.refresh()
 
+    def start_game(self, rules: str, players: list, options: dict) -> None:
+        """The setup screen's Start: seat the players; the turn-order draw is on the table."""
+        if self.new_game is not None:
+            self.new_game(rules, players, options)
+        else:
+            from tabletop.seating import Seating
+
+            self._desk = Seating(rules, players, options)
+        self._shown = None
+        self.show("table")
+        self.update(force=True)
+
     def show(self, name: str) -> None:
         self.root.current = name
         self.root.current_screen.refresh()
@@ -104,7 +127,7 @@ class TableApp(App):
 
     def press(self, button: str) -> None:
         """CONFIRM, NEXT or UNDO, from a GPIO button, a key or a tap."""
-        if self.root.current != "table":
+        if self.root.current != "table" or self.desk is None:
             return        # the other screens have their own buttons; a stray press does nothing
         if self.loop is not None:
             self.loop.press(button)

@@ -41,6 +41,19 @@ TEXTS: dict[str, dict[str, str]] = {
     "differences": {"en": "Board and game differ:", "zh-TW": "盤面與紀錄不同："},
     "turn": {"en": "{player} to play", "zh-TW": "輪到 {player}"},
     "history": {"en": "History", "zh-TW": "紀錄"},
+    "new_game": {"en": "New game", "zh-TW": "新遊戲"},
+    "add_player": {"en": "+ player", "zh-TW": "+ 玩家"},
+    "start": {"en": "Start", "zh-TW": "開始"},
+    "provisional": {"en": "Provisional tables: the rulebook does not print them all "
+                          "(tabletop rules NAME says which)",
+                    "zh-TW": "部分表格為推定：規則書未全部列出"},
+    "opt_bonus_mode": {"en": "Mode", "zh-TW": "模式"},
+    "opt_disclosure": {"en": "Screen shows", "zh-TW": "螢幕顯示"},
+    "opt_founder_when_sold_out": {"en": "Founder, no share left", "zh-TW": "創辦人股票售罄時"},
+    "opt_hex_offset": {"en": "Hex rows", "zh-TW": "六角格排列"},
+    "opt_two_player_market": {"en": "Two players: stock market", "zh-TW": "兩人：股市"},
+    "opt_agreed_end": {"en": "End by agreement", "zh-TW": "同意結束"},
+    "opt_incorrect_placement": {"en": "Undo reaches", "zh-TW": "復原範圍"},
     "bonuses_paid": {"en": "{chain} bonuses: {paid}", "zh-TW": "{chain} 紅利：{paid}"},
     "back": {"en": "Back", "zh-TW": "返回"},
     "undo_to": {"en": "undo to here", "zh-TW": "復原到這裡"},
@@ -118,6 +131,29 @@ def _compile(pattern: str) -> re.Pattern[str]:
 
 
 _COMPILED = [(_compile(english), chinese) for english, chinese in PATTERNS]
+
+
+#: Option values as the setup screen names them.
+VALUES: dict[str, dict[str, str]] = {
+    "classic": {"en": "Classic", "zh-TW": "經典"}, "tycoon": {"en": "Tycoon", "zh-TW": "大亨"},
+    "open": {"en": "cash and holdings", "zh-TW": "現金與持股"},
+    "players": {"en": "holdings", "zh-TW": "持股"},
+    "bank": {"en": "bank shares", "zh-TW": "銀行股數"},
+    "hidden": {"en": "nothing private", "zh-TW": "不顯示私人資訊"},
+    "cash": {"en": "paid in cash", "zh-TW": "付現金"},
+    "nothing": {"en": "nothing", "zh-TW": "無"},
+    "odd-r": {"en": "B, D... shifted", "zh-TW": "B、D… 偏移"},
+    "even-r": {"en": "A, C... shifted", "zh-TW": "A、C… 偏移"},
+    "any_time": {"en": "any time", "zh-TW": "任何時候"},
+    "same_turn": {"en": "this turn only", "zh-TW": "僅本回合"},
+    "True": {"en": "yes", "zh-TW": "是"}, "False": {"en": "no", "zh-TW": "否"},
+}
+
+
+def value_name(value: object, language: str) -> str:
+    """An option's value as the setup screen shows it."""
+    entry = VALUES.get(str(value))
+    return entry.get(language, entry["en"]) if entry else str(value)
 
 
 def text(key: str, language: str, **values: str) -> str:

@@ -51,12 +51,13 @@ def demo_desk(rules: str = "acquire", seed: int = 4, actions: int = 60) -> Any:
 #: history of one, and the results of a finished game.
 SHOTS = (("table", "acquire", 60), ("table", "megacquire-gold", 90),
          ("table", "acquisitions", 70), ("history", "acquire", 60),
-         ("results", "acquire", 10_000))
+         ("results", "acquire", 10_000), ("setup", "megacquire-gold", 0))
 
 
 def take(out: str | Path) -> list[Path]:
     """Write the PNGs into ``out``; their paths."""
     os.environ.setdefault("KIVY_NO_ARGS", "1")
+    os.environ.setdefault("KIVY_CLIPBOARD", "dummy")
     from kivy.base import EventLoop
     from kivy.core.window import Window
 
@@ -68,6 +69,7 @@ def take(out: str | Path) -> list[Path]:
     for screen, rules, actions in SHOTS:
         app = TableApp(desk=demo_desk(rules, actions=actions))
         app._run_prepare()
+        app.setup.rules = rules
         try:
             for width, height in SIZES:
                 Window.size = (width, height)

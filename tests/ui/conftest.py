@@ -36,6 +36,7 @@ def _start_xvfb() -> subprocess.Popen | None:
 _XVFB = _start_xvfb()
 os.environ.setdefault("KIVY_NO_ARGS", "1")
 os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")
+os.environ.setdefault("KIVY_CLIPBOARD", "dummy")     # no xclip/xsel on a test machine
 os.environ.setdefault("KIVY_HOME", tempfile.mkdtemp(prefix="kivy-home-"))
 
 from kivy.config import Config  # noqa: E402

@@ -307,3 +307,41 @@ def test_a_merger_with_two_holders_disposing_by_touches(run_app, tmp_path):
         assert screen.ids.title.text.startswith("Ann: buy shares")
         expected = replay(lines[: merge + 4]).game
         assert state_json(table.game) == state_json(expected)
+
+
+def test_setup_seats_the_players_typed_in_with_the_options_chosen(run_app):
+    from tabletop.seating import Seating
+    from ui.app import TableApp
+
+    app = run_app(TableApp())
+    setup = app.setup
+    assert app.root.current == "setup"
+    fields = [w for w in reversed(setup.ids.players.children) if hasattr(w, "insert_text")]
+    fields[0].text = "Mei"                             # typed in
+    tap(setup.ids.add)
+    fields = [w for w in reversed(setup.ids.players.children) if hasattr(w, "insert_text")]
+    fields[-1].text = "Dan"
+    ups = [w for w in reversed(setup.ids.players.children) if getattr(w, "text", "") == "↑"]
+    tap(ups[-1])                                       # Dan moves up a seat
+    mode = next(b for b in setup.ids.options.children if b.text.startswith("Mode"))
+    tap(mode)                                          # Classic -> Tycoon
+    screen = next(b for b in setup.ids.options.children if b.text.startswith("Screen shows"))
+    tap(screen)                                        # open -> hidden
+    assert setup.players == ["Mei", "Bob", "Dan", "Cy"]
+    tap(setup.ids.start)
+    desk = app.desk
+    assert isinstance(desk, Seating) and desk.players == ["Mei", "Bob", "Dan", "Cy"]
+    assert desk.options == {"bonus_mode": "tycoon", "disclosure": "hidden"}
+    assert app.root.current == "table"
+    assert app.table.ids.title.text == "Each player draws a tile and places it: 0 of 4 seen"
+
+
+def test_setup_refuses_two_players_of_the_same_name(run_app):
+    from ui.app import TableApp
+
+    app = run_app(TableApp())
+    fields = [w for w in reversed(app.setup.ids.players.children) if hasattr(w, "insert_text")]
+    fields[1].text = "Ann"
+    tap(app.setup.ids.start)
+    assert "same name" in app.setup.ids.problem.text and app.desk is None
+    assert app.root.current == "setup"

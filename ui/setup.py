@@ -1,0 +1,135 @@
+"""The setup screen: rule set (with its provisional note), mode and options, players in seat
+order (add, rename, reorder, remove), language; then start (the turn-order draw follows on
+the table screen).
+
+Every option of the rule file with a set of values is a button that steps
+through them (a finger reaches every one); the players' names are typed in.
+Nothing is kept here that the game does not get: starting hands the seating
+its rules, players and options, checked by the engine.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from kivy.lang import Builder
+from kivy.properties import ListProperty, ObjectProperty, StringProperty
+from kivy.uix.button import Button
+from kivy.uix.screenmanager import Screen
+from kivy.uix.textinput import TextInput
+
+from tabletop.errors import TabletopError
+from tabletop.ruleset import available_rules, load_rules
+from ui.i18n import text, value_name
+
+Builder.load_file(str(Path(__file__).with_suffix(".kv")))
+
+#: Options shown on this screen (others keep the rule file's default).
+SHOWN = ("bonus_mode", "disclosure", "founder_when_sold_out", "hex_offset", "two_player_market",
+         "agreed_end", "incorrect_placement")
+
+
+class SetupScreen(Screen):
+    """A new game's seats and rules (see the module's docstring)."""
+
+    language = StringProperty("en")
+    players = ListProperty(["Ann", "Bob", "Cy"])
+    rules = StringProperty("acquire")
+    starter = ObjectProperty(None, allownone=True)    # called with (rules, players, options)
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.options: dict[str, Any] = {}
+
+    # --- what the table does ------------------------------------------------------------------
+
+    def next_rules(self) -> None:
+        names = available_rules()
+        self.rules = names[(names.index(self.rules) + 1) % len(names)] \
+            if self.rules in names else names[0]
+        self.options = {}
+        self.refresh()
+
+    def step_option(self, name: str) -> None:
+        option = load_rules(self.rules).options[name]
+        values = list(option.choices or (True, False))
+        current = self.options.get(name, option.default)
+        self.options[name] = values[(values.index(current) + 1) % len(values)]
+        self.refresh()
+
+    def add_player(self) -> None:
+        self._read_names()
+        self.players.append(f"{text('player', self.language)} {len(self.players) + 1}")
+        self.refresh()
+
+    def move(self, index: int, step: int) -> None:
+        self._read_names()
+        other = index + step
+        if 0 <= other < len(self.players):
+            self.players[index], self.players[other] = self.players[other], self.players[index]
+        self.refresh()
+
+    def remove(self, index: int) -> None:
+        self._read_names()
+        del self.players[index]
+        self.refresh()
+
+    def start(self) -> None:
+        """Hand the seats to the game; a problem (two equal names, too few) is shown, not started."""
+        self._read_names()
+        ruleset = load_rules(self.rules)
+        options = {name: value for name, value in self.options.items()
+                   if value != ruleset.options[name].default}
+        try:
+            from tabletop.engine import Game
+
+            Game(ruleset, self.players, options)
+        except TabletopError as error:
+            self.ids.problem.text = str(error)
+            return
+        self.ids.problem.text = ""
+        if self.starter is not None:
+            self.starter(self.rules, list(self.players), options)
+
+    # --- showing ------------------------------------------------------------------------------
+
+    def refresh(self, *_: Any) -> None:
+        language, ids = self.language, self.ids
+        ruleset = load_rules(self.rules)
+        ids.heading.text = text("new_game", language)
+        ids.language.text = text("language", language)
+        ids.rules.text = ruleset.title
+        ids.note.text = text("provisional", language) if ruleset.provisional else ""
+        ids.add.text = text("add_player", language)
+        ids.start.text = text("start", language)
+        ids.options.clear_widgets()
+        for name in SHOWN:
+            option = ruleset.options.get(name)
+            if option is None or (option.choices is not None and len(option.choices) < 2):
+                continue
+            current = self.options.get(name, option.default)
+            button = Button(text=f"{text('opt_' + name, language)}: "
+                                 f"{value_name(current, language)}",
+                            font_name=ids.start.font_name, font_size="15sp")
+            button.bind(on_release=lambda _, n=name: self.step_option(n))
+            ids.options.add_widget(button)
+        ids.players.clear_widgets()
+        for index, name in enumerate(self.players):
+            field = TextInput(text=name, multiline=False, font_size="18sp",
+                              font_name=ids.start.font_name, write_tab=False)
+            ids.players.add_widget(field)
+            for label, action in (("↑", lambda _, i=index: self.move(i, -1)),
+                                  ("↓", lambda _, i=index: self.move(i, 1)),
+                                  ("X", lambda _, i=index: self.remove(i))):
+                button = Button(text=label, size_hint_x=None, width="44dp",
+                                font_name=ids.start.font_name, font_size="18sp")
+                button.bind(on_release=action)
+                ids.players.add_widget(button)
+
+    def _read_names(self) -> None:
+        """The names as typed in (a field is read when a button is pressed)."""
+        fields = [w for w in reversed(self.ids.players.children) if isinstance(w, TextInput)]
+        if len(fields) == len(self.players):
+            self.players = [field.text.strip() for field in fields]
+
