@@ -345,3 +345,40 @@ def test_setup_refuses_two_players_of_the_same_name(run_app):
     tap(app.setup.ids.start)
     assert "same name" in app.setup.ids.problem.text and app.desk is None
     assert app.root.current == "setup"
+
+
+@pytest.mark.parametrize("language", ["en", "zh-TW"])
+def test_every_screen_fits_800x480_and_has_every_glyph(run_app, tmp_path, language):
+    """Each screen, in each language: no text wider than its label (unless it is shortened
+    on purpose), and no character drawn as the missing-glyph box."""
+    import numpy as np
+    from kivy.core.text import Label as CoreLabel
+    from kivy.uix.label import Label
+    from ui import theme
+    from ui.app import TableApp
+
+    font = theme.font_path()
+
+    def pixels(char):
+        label = CoreLabel(text=char, font_name=font, font_size=24)
+        label.refresh()
+        return np.frombuffer(label.texture.pixels, np.uint8)
+
+    missing = pixels("\U0010fffd")
+    with Journal.open(tmp_path / "journal.db") as journal:
+        table = journal.start({"setup": {"rules": "acquire", "players": ["Ann", "Bob"],
+                                         "seed": 3}})
+        assistant = Assistant(table)
+        play(assistant, 10_000)
+        app = run_app(TableApp(desk=assistant, language=language))
+        for name in ("table", "history", "results", "setup"):
+            app.show(name)
+            frames(3)
+            chars = set()
+            for widget in app.root.current_screen.walk():
+                if isinstance(widget, Label) and widget.text:
+                    widget.texture_update()
+                    if not widget.shorten:
+                        assert widget.texture_size[0] <= widget.width + 1, (name, widget.text)
+                    chars |= {c for c in widget.text if ord(c) > 127}
+            assert [c for c in sorted(chars) if np.array_equal(pixels(c), missing)] == [], name
