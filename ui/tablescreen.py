@@ -13,6 +13,7 @@ from typing import Any
 from kivy.app import App
 from kivy.lang import Builder
 from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
+from kivy.uix.button import Button
 from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
 
@@ -35,6 +36,7 @@ class TableScreen(Screen):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._payout: list[dict] = []        # the last merger's bonuses, while holders dispose
+        self._peek = ""                      # the player holding their own name, if any
 
     def press(self, button: str) -> None:
         if self.desk is not None:
@@ -87,7 +89,13 @@ class TableScreen(Screen):
             self._board(game, prompt)
             # The game's own disclosure option rules; the screen's may only show less.
             level = min(game.options.get("disclosure", "open"), self.disclosure, key=LEVELS.index)
-            shown = view(state_json(game), level)
+            full = state_json(game)
+            shown = view(full, level)
+            if self._peek:
+                # A player holding their own name sees their own figures, while they hold it.
+                shown["players"] = [next(p for p in full["players"] if p["name"] == self._peek)
+                                    if entry["name"] == self._peek else entry
+                                    for entry in shown["players"]]
             self._chains(game, shown)
             self._players(shown, game.rules.money)
 
@@ -134,12 +142,27 @@ class TableScreen(Screen):
         hidden = text("hidden", language)
         for entry in shown["players"]:
             cash, shares = entry.get("cash"), entry.get("shares")
-            grid.add_widget(self._cell(f"[b]{entry['name']}[/b]", width=0.2))
+            if cash is None or shares is None or entry["name"] == self._peek:
+                grid.add_widget(self._peek_button(entry["name"]))
+            else:
+                grid.add_widget(self._cell(f"[b]{entry['name']}[/b]", width=0.2))
             grid.add_widget(self._cell(money(cash) if cash is not None else hidden,
                                        theme.TEXT if cash is not None else theme.DIM, 0.22))
             grid.add_widget(self._cell(
                 ", ".join(f"{n} {c}" for c, n in shares.items()) if shares is not None
                 else hidden, theme.TEXT if shares is not None else theme.DIM, 0.58))
+
+    def _peek_button(self, name: str) -> Button:
+        """The player's name: held, it shows that player's own cash and holdings."""
+        app = App.get_running_app()
+        button = Button(text=f"[b]{name}[/b]", markup=True, size_hint_x=0.2, font_size="14sp",
+                        font_name=app.font_name if app else "Roboto")
+        button.bind(on_press=lambda _: self.peek(name), on_release=lambda _: self.peek(""))
+        return button
+
+    def peek(self, name: str) -> None:
+        self._peek = name
+        self.refresh()
 
     def _cell(self, words: str, colour: tuple = theme.TEXT, width: float = 1.0) -> Label:
         app = App.get_running_app()

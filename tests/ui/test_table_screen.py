@@ -382,3 +382,34 @@ def test_every_screen_fits_800x480_and_has_every_glyph(run_app, tmp_path, langua
                         assert widget.texture_size[0] <= widget.width + 1, (name, widget.text)
                     chars |= {c for c in widget.text if ord(c) > 127}
             assert [c for c in sorted(chars) if np.array_equal(pixels(c), missing)] == [], name
+
+
+def test_a_player_holding_their_name_sees_their_own_figures_only_while_holding(run_app, tmp_path):
+    from kivy.tests.common import UnitTestTouch
+    from ui.app import TableApp
+
+    with Journal.open(tmp_path / "journal.db") as journal:
+        table = journal.start({"setup": {"rules": "acquire", "players": ["Ann", "Bob", "Cy"],
+                                         "options": {"disclosure": "hidden"}, "seed": 9}})
+        assistant = Assistant(table)
+        play(assistant, 30)
+        game = table.game
+        app = run_app(TableApp(desk=assistant))
+        frames(2)
+        money = game.rules.money
+        cash = {name: money(game.cash[seat]) for seat, name in enumerate(game.names)}
+
+        def shown():
+            return "\n".join(texts(app.table.ids.players))
+
+        assert len(set(cash.values())) == 3                 # told apart by their cash
+        assert not any(value in shown() for value in cash.values())
+        name = next(w for w in app.table.ids.players.children if "Bob" in getattr(w, "text", ""))
+        touch = UnitTestTouch(*name.to_window(*name.center))
+        touch.touch_down()
+        frames(1)
+        assert cash["Bob"] in shown()                       # Bob's own, while he holds
+        assert cash["Ann"] not in shown() and cash["Cy"] not in shown()
+        touch.touch_up()
+        frames(1)
+        assert cash["Bob"] not in shown()
