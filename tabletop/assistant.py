@@ -99,6 +99,30 @@ class Assistant:
         return tuple(self._basket + self._traded)
 
     @property
+    def figures(self) -> dict[str, int] | None:
+        """The acting player's own figures for what they are deciding, or None.
+
+        Buying: ``cash``, ``cost`` of the basket, ``raised`` by shares traded in,
+        ``after`` (cash left), ``shares`` and their ``limit``. Disposing: ``held``
+        defunct shares, the ``trade_cap`` and, for the option chosen, ``after``.
+        """
+        game, prompt = self.game, self.prompt
+        if game.pending is None or prompt.kind not in ("buy", "dispose"):
+            return None
+        seat = game.pending.player
+        cash = game.cash[seat]
+        if prompt.kind == "buy":
+            cost = sum(game.price(c) for c in self._basket)
+            raised = sum(game.price(c) for c in self._traded)
+            return {"cash": cash, "cost": cost, "raised": raised, "after": cash + raised - cost,
+                    "shares": len(self._basket), "limit": game.rules.buy_limit}
+        action = prompt.chosen.action if prompt.chosen is not None else None
+        sold = action.sell if isinstance(action, act.Dispose) else 0
+        return {"cash": cash, "held": game.holdings[seat][game.merger.defunct],
+                "trade_cap": game.trade_max(seat),
+                "after": cash + sold * game.merger.price}
+
+    @property
     def manual(self) -> bool:
         """Whether the camera is off: tiles are entered by tapping their cells."""
         return bool(self._banner)

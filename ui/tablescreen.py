@@ -70,6 +70,7 @@ class TableScreen(Screen):
         chosen = say(prompt.chosen.label, language) if prompt.chosen else ""
         ids.chosen.text = f"{chosen}   ({prompt.index + 1}/{count})" if count > 1 else chosen
         notes = [say(prompt.message, language)] if prompt.message else []
+        ids.figures.text = self._figures(desk, language)
         if prompt.flagged:
             notes.append(text("take_off", language, tiles=", ".join(prompt.flagged)))
         notes += [say(d, language) for d in prompt.differences]
@@ -98,6 +99,19 @@ class TableScreen(Screen):
                                     for entry in shown["players"]]
             self._chains(game, shown)
             self._players(shown, game.rules.money)
+
+    def _figures(self, desk: Any, language: str) -> str:
+        """The acting player's own figures for the decision in hand (shown only then)."""
+        figures = getattr(desk, "figures", None)
+        if not figures:
+            return ""
+        money = desk.game.rules.money
+        shown = {key: money(value) if key in ("cash", "cost", "raised", "after") else str(value)
+                 for key, value in figures.items()}
+        if "cost" in figures:
+            line = text("buy_figures", language, **shown)
+            return line + (f"; {text('traded_in', language, **shown)}" if figures["raised"] else "")
+        return text("dispose_figures", language, **shown)
 
     def _board(self, game: Any, prompt: Any) -> None:
         board = self.ids.board

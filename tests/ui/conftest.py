@@ -121,5 +121,5 @@ def texts(widget) -> list[str]:
     """Every text the widget tree shows (markup taken out)."""
     import re
 
-    return [re.sub(r"\[/?[a-z]+[^\]]*\]", "", child.text) for child in widget.walk()
+    return [re.sub(r"\[/?[a-z]+[^\]]*\]", "", child.text) for child in widget.walk(restrict=True)
             if isinstance(getattr(child, "text", None), str) and child.text]

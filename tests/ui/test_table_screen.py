@@ -49,7 +49,9 @@ def test_a_full_turn_by_touches(run_app, table):
         tap(screen.ids[button])
 
     choose(app, "Luxor", by_touch)
+    assert screen.ids.figures.text == "cash $6,000, these cost $0, left $6,000; 0 of 3 shares"
     choose(app, "+1 Luxor (200)", by_touch)
+    assert screen.ids.figures.text == "cash $6,000, these cost $200, left $5,800; 1 of 3 shares"
     choose(app, "buy 1 Luxor", by_touch)
     game = table.game
     luxor = game.rules.chain_index("Luxor")
@@ -96,8 +98,13 @@ def test_the_hidden_level_never_shows_a_players_cash_or_holdings(run_app, table)
         assistant.press("confirm")
     app = run_app(TableApp(desk=assistant, disclosure="hidden"))
     frames()
+    # Cy buying sees Cy's own figures, only while Cy acts.
+    assert app.table.ids.figures.text.startswith("cash $6,000")
+    assistant.press("confirm")                                    # buy nothing: Ann to place
+    app.update()
+    frames()
     shown = "\n".join(texts(app.root))
-    assert "$6,000" not in shown and "$5,700" not in shown       # nobody's cash
+    assert "$6,000" not in shown                                  # nobody's cash
     assert "1 Tower" not in shown                                 # nobody's holdings
     assert "hidden" in shown and "Tower" in shown                 # the chain table is public
     app.table.disclosure = "open"
@@ -299,6 +306,8 @@ def test_a_merger_with_two_holders_disposing_by_touches(run_app, tmp_path):
         def by_touch(button):
             tap(screen.ids[button])
 
+        figures = assistant.figures
+        assert screen.ids.figures.text.startswith(f"holds 2, may trade {figures['trade_cap']}")
         choose(app, "sell all (sell 2, trade 0)", by_touch)
         assert screen.ids.title.text.startswith("Bob: your ")
         assert "bonuses: Ann $" in screen.ids.message.text   # still, for the next holder
@@ -403,7 +412,7 @@ def test_a_player_holding_their_name_sees_their_own_figures_only_while_holding(r
             return "\n".join(texts(app.table.ids.players))
 
         assert len(set(cash.values())) == 3                 # told apart by their cash
-        assert not any(value in shown() for value in cash.values())
+        assert not any(value in shown() for value in cash.values()), (shown(), cash)
         name = next(w for w in app.table.ids.players.children if "Bob" in getattr(w, "text", ""))
         touch = UnitTestTouch(*name.to_window(*name.center))
         touch.touch_down()
