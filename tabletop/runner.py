@@ -15,8 +15,10 @@ lazily, never by the engine.
 
 from __future__ import annotations
 
+import os
 import signal
 import time
+from pathlib import Path
 from typing import Any, Callable
 
 from tabletop.assistant import Assistant
@@ -28,6 +30,8 @@ from tabletop.seating import Seating
 from tabletop.tableloop import TableLoop
 
 CALIBRATION_FILE = "calibration.json"
+#: Where a desktop mounts USB sticks (Raspberry Pi OS: /media/USER/LABEL).
+USB_ROOTS = ("/media", "/run/media")
 JOURNAL_FILE = "journal.db"
 RECORDED = ("dir:", "file:", "sim")
 
@@ -187,6 +191,63 @@ class Runner:
             self.controls.beep("error")
         self._proposal, self._flagged = proposal, set(prompt.flagged)
 
+    # --- what the results screen offers -------------------------------------------------------
+
+    @property
+    def game_id(self) -> int | None:
+        table = getattr(self.loop.desk, "table", None)
+        return getattr(table, "id", None)
+
+    def printer_status(self) -> Any:
+        """The receipt printer's status (None without one configured), for the screen's banner."""
+        printer = self._printer()
+        return None if printer is None else printer.status
+
+    def print_slip(self) -> str:
+        """Print the finished game's signed score slip; what happened, for the screen."""
+        from tabletop.slip import make_slip, slip_text, table_key
+
+        printer = self._printer()
+        if printer is None:
+            return "no receipt printer is configured ([printer] url)"
+        if self.game_id is None or self.loop.desk.game.pending is not None:
+            return "the slip is made when the game is over"
+        slip = make_slip(self.journal, self.game_id, table_key(self.data))
+        self.last_job = printer.print_slip(slip_text(slip, self.config.values["printer"]["columns"]))
+        return "printing the score slip"
+
+    def export(self, roots: tuple[str, ...] = USB_ROOTS,
+               mounted: Callable[[Path], bool] = os.path.ismount) -> str:
+        """Write the game (jsonl, json, csv) to a plugged-in USB stick; what happened."""
+        from tabletop.export import export_game
+
+        stick = usb_stick(roots, mounted)
+        if stick is None:
+            return "no USB stick found: plug one in and try again"
+        if self.game_id is None:
+            return "no game to export"
+        for form in ("jsonl", "json", "csv"):
+            (stick / f"tabletop-game-{self.game_id}.{form}").write_text(
+                export_game(self.journal, self.game_id, form), encoding="utf-8")
+        return f"game {self.game_id} written to {stick}"
+
+    def shutdown(self) -> str:
+        """Close the journal, sync, power the Pi off (the menu asks first)."""
+        from hardware.power import safe_shutdown
+
+        return safe_shutdown(self.close).message
+
+    def _printer(self) -> Any:
+        if not hasattr(self, "_receipt"):
+            settings = self.config.values["printer"]
+            self._receipt = None
+            if settings["url"]:
+                from hardware.printer import ReceiptPrinter
+
+                self._receipt = ReceiptPrinter(settings["url"], settings["baudrate"],
+                                               settings["columns"])
+        return self._receipt
+
     def run_app(self) -> int:
         """The same table on the touchscreen app (the app's clock steps the loop)."""
         from ui.app import TableApp
@@ -196,13 +257,15 @@ class Runner:
         try:
             with self.camera:
                 TableApp(loop=self.loop, controls=self.controls, language=language,
-                         fps=fps, new_game=self.new_game).run()
+                         fps=fps, new_game=self.new_game, services=self).run()
         finally:
             self.close()
         return 0
 
     def close(self) -> None:
         self.controls.close()
+        if getattr(self, "_receipt", None) is not None:
+            self._receipt.close()
         self.journal.close()
 
     def _show(self) -> None:
@@ -232,3 +295,15 @@ def _display() -> bool:
 
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")) and \
         importlib.util.find_spec("kivy") is not None
+
+
+def usb_stick(roots: tuple[str, ...] = USB_ROOTS,
+              mounted: Callable[[Path], bool] = os.path.ismount) -> Path | None:
+    """A writable USB stick mounted under ``roots`` (``/media/USER/LABEL``), or None."""
+    for root in map(Path, roots):
+        if not root.is_dir():
+            continue
+        for folder in sorted(root.glob("*/*")) + sorted(root.glob("*")):
+            if folder.is_dir() and mounted(folder) and os.access(folder, os.W_OK):
+                return folder
+    return None

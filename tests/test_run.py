@@ -6,6 +6,7 @@ their reason, nothing started; a new game set up from the configured seats.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -141,5 +142,102 @@ def test_the_light_blinks_for_a_proposal_beeps_for_a_refused_tile_and_goes_off_o
         runner._signal()
         assert controls.light == "fault"
         assert "confirmed: Ann: 6C: a lone tile" in lines
+    finally:
+        runner.close()
+
+
+# --- the results screen's services: the slip, the USB stick ------------------------------------
+
+def _fake_printer():
+    """The device end of a real pseudo-terminal (tests/hardware/test_printer.py's FakePrinter)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).parent / "hardware" / "test_printer.py"
+    if str(path.parent) not in sys.path:
+        sys.path.append(str(path.parent))         # its serial_helpers
+    spec = importlib.util.spec_from_file_location("printer_tests", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.FakePrinter()
+
+
+def finished_runner(tmp_path, printer_url=""):
+    """A Runner whose table played a whole bot game to its end (a real journal)."""
+    from tabletop.bot import Bot
+    from tabletop.journal import Journal
+    from tabletop.runner import Runner
+
+    data = tmp_path / "data"
+    data.mkdir()
+    with Journal.open(data / "journal.db", table_name="table 1") as journal:
+        journal.start({"setup": {"rules": "acquire", "players": ["Ann", "Bob"], "seed": 4}})
+    path = tmp_path / "config.toml"
+    path.write_text(f'[camera]\nsource = "sim:acquire,seed=1"\n[controls]\nkind = "mock"\n'
+                    f'[printer]\nurl = "{printer_url}"\n[paths]\ndata = "{data}"\n')
+    runner = Runner(load_config(path, environ={}), out=lambda line: None)
+    assistant = runner.loop.desk
+    bot = Bot(assistant, seed=4)
+    while assistant.game.pending is not None:
+        bot.act()
+    return runner
+
+
+def test_the_score_slip_of_a_finished_game_prints_on_the_receipt_printer(tmp_path):
+    device = _fake_printer()
+    runner = finished_runner(tmp_path, device.url)
+    try:
+        assert runner.print_slip() == "printing the score slip"
+        assert runner.last_job.wait(5)
+        game = runner.loop.desk.game
+        winner = game.names[game.standings[0][0]]
+        deadline = time.monotonic() + 5
+        while winner.encode() not in device.data() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert winner.encode() in device.data()
+        assert runner.printer_status().state == "ready"
+    finally:
+        runner.close()
+        device.close()
+
+
+def test_an_unplugged_printer_is_a_fault_for_the_banner_and_the_slip_waits(tmp_path):
+    runner = finished_runner(tmp_path, "/dev/nonexistent-printer")
+    try:
+        assert runner.print_slip() == "printing the score slip"
+        runner._printer().wait_idle()
+        status = runner.printer_status()
+        assert status.state == "fault" and "unplugged" in status.message
+        assert not runner.last_job.done
+    finally:
+        runner.close()
+
+
+def test_the_game_is_written_to_the_usb_stick_and_replays_to_the_same_state(tmp_path):
+    from tabletop.script import replay
+    from tabletop.views import state_json
+
+    runner = finished_runner(tmp_path)
+    try:
+        media = tmp_path / "media"
+        assert runner.export((str(media),)) == "no USB stick found: plug one in and try again"
+        stick = media / "pi" / "STICK"
+        stick.mkdir(parents=True)
+        message = runner.export((str(media),), mounted=lambda folder: folder.name == "STICK")
+        game_id = runner.game_id
+        assert message == f"game {game_id} written to {stick}"
+        lines = (stick / f"tabletop-game-{game_id}.jsonl").read_text().splitlines()
+        assert state_json(replay(lines).game) == state_json(runner.loop.desk.game)
+        assert (stick / f"tabletop-game-{game_id}.csv").read_text().startswith("game,player")
+        assert json.loads((stick / f"tabletop-game-{game_id}.json").read_text())
+    finally:
+        runner.close()
+
+
+def test_without_a_printer_configured_the_screen_is_told_so(tmp_path):
+    runner = finished_runner(tmp_path)
+    try:
+        assert runner.print_slip() == "no receipt printer is configured ([printer] url)"
+        assert runner.printer_status() is None
     finally:
         runner.close()

@@ -39,8 +39,11 @@ class TableApp(App):
 
     def __init__(self, desk: Any = None, loop: Any = None, controls: Any = None,
                  language: str = "en", disclosure: str = "open", fps: float = 10.0,
-                 new_game: Any = None, **kwargs: Any) -> None:
+                 new_game: Any = None, services: Any = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        #: The table's devices for the results screen and the banners (the runner):
+        #: ``print_slip()``, ``export()``, ``shutdown()``, ``printer_status()``.
+        self.services = services
         #: Called with (rules, players, options) when the setup screen starts a game; by
         #: default the app seats them itself (a table of its own, without a loop).
         self.new_game = new_game
@@ -96,8 +99,13 @@ class TableApp(App):
             return
         prompt = desk.prompt
         game = getattr(desk, "game", None)
+        printer = self.services.printer_status() if self.services is not None else None
+        self.table.device = printer.message if printer is not None and \
+            printer.state == "fault" else ""
+        if self.table.device:
+            self.results.ids.status.text = self.table.device   # where the slip is printed
         state = (id(desk), prompt, len(game.history) if game is not None else -1,
-                 self.root.current, self.language)
+                 self.root.current, self.language, self.table.device)
         if state == self._shown and not force:
             return
         self._shown = state

@@ -63,6 +63,9 @@ class ResultsScreen(Screen):
         game = getattr(self.desk, "game", None)
         ids.heading.text = text("results", language)
         ids.history.text = text("history", language)
+        ids.print.text = text("print_slip", language)
+        ids.export.text = text("export", language)
+        ids.shutdown.text = text("shutdown", language)
         ids.chart_title.text = text("net_worth", language)
         grid = ids.standings
         grid.clear_widgets()
@@ -82,6 +85,42 @@ class ResultsScreen(Screen):
                     f"    {chain}: {text('bonus', language)} {money(amounts['bonus'])}, "
                     f"{text('sales', language)} {money(amounts['sales'])}", theme.TEXT, font))
         ids.chart.points = worth_by_turn(game)
+
+    def act(self, what: str) -> None:
+        """Print the slip or export to USB, through the table's services; say how it went."""
+        from kivy.app import App
+
+        services = getattr(App.get_running_app(), "services", None)
+        if services is None:
+            self.ids.status.text = text("no_devices", self.language)
+            return
+        self.ids.status.text = getattr(services, what)()
+
+    def ask_shutdown(self) -> None:
+        """Switch the Pi off safely, after asking (the journal is closed first)."""
+        from kivy.app import App
+        from kivy.uix.boxlayout import BoxLayout
+        from kivy.uix.button import Button
+        from kivy.uix.popup import Popup
+
+        app = App.get_running_app()
+        font = app.font_name if app else "Roboto"
+        box = BoxLayout(orientation="vertical", padding="8dp", spacing="8dp")
+        box.add_widget(Label(text=text("shutdown_ask", self.language), font_name=font,
+                             font_size="18sp"))
+        buttons = BoxLayout(size_hint_y=None, height="56dp", spacing="8dp")
+        popup = Popup(title=text("shutdown", self.language), title_font=font, content=box,
+                      size_hint=(0.8, 0.5), auto_dismiss=False)
+        no = Button(text=text("undo_no", self.language), font_name=font, font_size="18sp")
+        yes = Button(text=text("shutdown", self.language), font_name=font, font_size="18sp",
+                     background_color=(0.7, 0.2, 0.2, 1))
+        no.bind(on_release=lambda *_: popup.dismiss())
+        yes.bind(on_release=lambda *_: (popup.dismiss(), self.act("shutdown")))
+        buttons.add_widget(no)
+        buttons.add_widget(yes)
+        box.add_widget(buttons)
+        self.popup = popup
+        popup.open()
 
     @staticmethod
     def _line(words: str, colour: tuple, font: str, size: str = "14sp") -> Label:

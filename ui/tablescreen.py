@@ -32,6 +32,7 @@ class TableScreen(Screen):
     language = StringProperty("en")
     disclosure = StringProperty("open")
     fault = BooleanProperty(False)
+    device = StringProperty("")        # a device fault to show (the printer), or ""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -61,8 +62,9 @@ class TableScreen(Screen):
         ids.language.text = text("language", language)
         ids.history.text = text("history", language)
         ids.hints.text = text("long_presses", language)
-        self.fault = bool(prompt.banner)
+        self.fault = bool(prompt.banner or self.device)
         ids.banner.text = "  " + (say(prompt.banner, language) if prompt.banner else
+                                  self.device if self.device else
                                   text("turn", language, player=prompt.player)
                                   if prompt.player else say(prompt.title, language))
         ids.title.text = say(prompt.title, language)

@@ -422,3 +422,32 @@ def test_a_player_holding_their_name_sees_their_own_figures_only_while_holding(r
         touch.touch_up()
         frames(1)
         assert cash["Bob"] not in shown()
+
+
+def test_the_results_screen_prints_the_slip_and_shows_a_printer_fault(run_app, tmp_path):
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parents[1]))
+    from test_run import _fake_printer, finished_runner
+    from ui.app import TableApp
+
+    device = _fake_printer()
+    runner = finished_runner(tmp_path, device.url)
+    try:
+        app = run_app(TableApp(loop=runner.loop, controls=runner.controls, services=runner))
+        app.update()
+        assert app.root.current == "results"
+        tap(app.results.ids.print)
+        assert app.results.ids.status.text == "printing the score slip"
+        assert runner.last_job.wait(5)
+        device.close()                               # the printer is unplugged
+        runner.print_slip()
+        runner._printer().wait_idle()
+        app.update(force=True)
+        assert app.results.ids.status.text == "printer unplugged; 1 slip waiting"
+        app.show("table")
+        assert app.table.ids.banner.text.strip() == "printer unplugged; 1 slip waiting"
+        assert app.table.fault
+    finally:
+        runner.close()
