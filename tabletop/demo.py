@@ -21,7 +21,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -102,7 +102,7 @@ class Demo:
         self.bot: Bot | None = None
         self.report = DemoReport(Path(journal), 0)
         self._shown: list[str] = []
-        self._turn = 1
+        self._turn_number = 1
         self._note = ""       # how long the last placement took to be proposed
         self._began = time.perf_counter()
 
@@ -110,26 +110,39 @@ class Demo:
 
     def play(self) -> DemoReport:
         """Seat the players, play to the end, print the standings."""
-        self.seat()
-        while not self.over:
-            self.turn()
-        self.finish()
+        for _ in self.steps():
+            pass
         return self.report
+
+    def steps(self) -> Iterator[None]:
+        """The whole game a camera frame at a time (the touchscreen advances it a tick each)."""
+        yield from self._seat()
+        while not self.over:
+            yield from self._turn()
+        self.finish()
+
+    def seat(self) -> None:
+        """The turn-order draw: every player puts a tile down at once; the table says whose."""
+        _drain(self._seat())
+
+    def turn(self) -> None:
+        """One step of play: take a refused tile off, place a tile, or answer what is asked."""
+        _drain(self._turn())
 
     @property
     def over(self) -> bool:
         return self.assistant is not None and self.assistant.game.pending is None
 
-    def seat(self) -> None:
-        """The turn-order draw: every player puts a tile down at once; the table says whose."""
-        self._frames(until=lambda: self.eyes.board is not None, limit=60)
+    def _seat(self) -> Iterator[None]:
+        yield from self._frames(until=lambda: self.eyes.board is not None, limit=60)
         game_geometry = self.seating.geometry
         tiles = self.rng.choice(len(game_geometry.cells_of), len(self.names), replace=False)
         labels = [game_geometry.labels[int(self.rng.choice(game_geometry.cells_of[t]))] for t in tiles]
         owner = dict(zip(labels, self.rng.permutation(self.names).tolist()))
         self.live.place_many(labels)
         self.report.placed += labels
-        self._until_seen(lambda: self.seating.prompt.kind != "draw", self.live.planned + PATIENCE)
+        yield from self._frames(lambda: self.seating.prompt.kind != "draw",
+                                self.live.planned + PATIENCE)
         for label in labels:
             if label not in self.seating.tiles:
                 self.seating.enter(label)
@@ -139,13 +152,12 @@ class Demo:
             self._choose(lambda option: option.label == owner[asked])
         self._show()
         for label in list(self.assistant.flagged):      # turn-order tiles back in the bag
-            self._take_off(label)
+            yield from self._take_off(label)
 
-    def turn(self) -> None:
-        """One step of play: take a refused tile off, place a tile, or answer what is asked."""
+    def _turn(self) -> Iterator[None]:
         assistant, bot = self.assistant, self.bot
         for label in list(assistant.flagged):
-            self._take_off(label)
+            yield from self._take_off(label)
         prompt = assistant.prompt
         if prompt.kind == "settle":
             # The bots never disagree with the camera: a difference is the camera's mistake.
@@ -156,9 +168,9 @@ class Demo:
             dead = bot.dead()
             tile = bot.tile()
             if dead is not None and self.rng.random() < 0.5:
-                self._reveal(dead)
+                yield from self._reveal(dead)
             elif tile is not None:
-                self._place(tile)
+                yield from self._place(tile)
             else:
                 bot.answer()
         else:
@@ -183,16 +195,16 @@ class Demo:
 
     # --- the bots' hands --------------------------------------------------------------------
 
-    def _place(self, tile: str) -> None:
+    def _place(self, tile: str) -> Iterator[None]:
         """Put ``tile`` down; CONFIRM what the camera proposes, or tap it in if it was missed."""
         assistant = self.assistant
         event = self.live.place(tile)
         self.report.placed.append(tile)
         if assistant.manual:
-            self._frames(until=lambda: False, limit=self.live.planned)
+            yield from self._frames(until=lambda: False, limit=self.live.planned)
         else:
-            self._until_seen(lambda: assistant.prompt.chosen.action is not None or
-                             tile in assistant.flagged, self.live.planned + PATIENCE)
+            yield from self._frames(lambda: assistant.prompt.chosen.action is not None or
+                                    tile in assistant.flagged, self.live.planned + PATIENCE)
         proposed = getattr(assistant.prompt.chosen.action, "tile", None)
         if proposed is not None and proposed != tile:
             self.out(f"  (table: the camera proposed {proposed}, the tile is {tile}: UNDO, tap {tile})")
@@ -207,23 +219,24 @@ class Demo:
         if assistant.prompt.chosen.action is not None:
             assistant.press(CONFIRM)
 
-    def _reveal(self, tile: str) -> None:
+    def _reveal(self, tile: str) -> Iterator[None]:
         """Show a dead tile: where the rules turn it over on the board it is put down, else tapped."""
         assistant = self.assistant
         if assistant.game.rules.dead_tiles == "turnover":
-            self._place(tile)
+            yield from self._place(tile)
         else:
             assistant.reveal_dead(tile)
             assistant.press(CONFIRM)
 
-    def _take_off(self, label: str) -> None:
+    def _take_off(self, label: str) -> Iterator[None]:
         assistant = self.desk
         if label not in self.live.tiles:
             assistant.tile_removed(label)
             return
         self.live.remove(label)
         self.report.removed.append(label)
-        self._until_seen(lambda: label not in assistant.flagged, self.live.planned + PATIENCE)
+        yield from self._frames(lambda: label not in assistant.flagged,
+                                self.live.planned + PATIENCE)
         if label in assistant.flagged:        # the camera did not see it go: say so by hand
             self.out(f"  (table: the camera did not see {label} taken off: told by hand)")
             self.report.untracked.append(label)
@@ -251,10 +264,11 @@ class Demo:
             self.loop.press(NEXT)
         self.loop.press(CONFIRM)
 
-    def _until_seen(self, done: Callable[[], bool], limit: int) -> None:
-        self._frames(until=done, limit=limit)
+    def frames(self, until: Callable[[], bool], limit: int) -> None:
+        """Let the camera run until ``until()`` or ``limit`` frames (the tests wait so)."""
+        _drain(self._frames(until, limit))
 
-    def _frames(self, until: Callable[[], bool], limit: int) -> None:
+    def _frames(self, until: Callable[[], bool], limit: int) -> Iterator[None]:
         """Let the camera run (paced by ``speed``) until ``until()`` or ``limit`` frames."""
         for _ in range(max(limit, 0)):
             if until():
@@ -268,6 +282,7 @@ class Demo:
                 if "tile" in seen.decision:
                     self.report.committed.append(seen.decision["tile"])
             self._show()
+            yield
 
     def _start(self, seating: Seating) -> Assistant:
         table = self.journal.start({"setup": seating.setup})
@@ -280,9 +295,9 @@ class Demo:
         return self.assistant
 
     def _told(self, what: str, events: list[dict[str, Any]]) -> None:
-        self.out(f"turn {self._turn:>3}  {what}{self._note}")
+        self.out(f"turn {self._turn_number:>3}  {what}{self._note}")
         self._note = ""
-        self._turn = self.assistant.game.turn     # the turn the next action belongs to
+        self._turn_number = self.assistant.game.turn     # the turn the next action belongs to
 
     def _show(self) -> None:
         lines = screen_lines(self.desk.prompt)
@@ -301,3 +316,8 @@ def run(rules: str = "acquire", seed: int = 0, players: int | None = None, speed
         return demo.play()
     finally:
         demo.close()
+
+
+def _drain(steps: Iterator[None]) -> None:
+    for _ in steps:
+        pass

@@ -26,6 +26,8 @@ def register(commands: argparse._SubParsersAction) -> None:
                            "as the machine goes")
     demo.add_argument("--journal", metavar="DB",
                       help="record the game here (default: a new file in a temporary folder)")
+    demo.add_argument("--headless", action="store_true",
+                      help="print the game instead of showing the touchscreen app")
     demo.set_defaults(run=_demo)
 
     run = commands.add_parser(
@@ -54,6 +56,8 @@ def _demo(args: argparse.Namespace) -> int:
         print("tabletop: --players must be 2 or more", file=sys.stderr)
         return 2
     try:
+        if not args.headless and _display():
+            return _demo_app(args)
         run(args.rules, args.seed, args.players, args.speed, args.journal,
             out=lambda line: print(line, flush=True))
     except KeyboardInterrupt:
@@ -90,4 +94,25 @@ def _screenshots(args: argparse.Namespace) -> int:
         return 2
     for path in take(args.out):
         print(path)
+    return 0
+
+
+def _display() -> bool:
+    from tabletop.runner import _display as display
+
+    return display()
+
+
+def _demo_app(args: argparse.Namespace) -> int:
+    """The demo on the touchscreen app: the bots advance a camera frame each tick."""
+    from tabletop.demo import Demo
+    from ui.app import TableApp
+
+    demo = Demo(args.rules, args.seed, args.players, 0.0, args.journal,
+                out=lambda line: print(line, flush=True))
+    fps = 10.0 * (args.speed or 1.0)
+    try:
+        TableApp(loop=demo.loop, driver=demo.steps(), fps=fps).run()
+    finally:
+        demo.close()
     return 0

@@ -112,7 +112,7 @@ def test_the_camera_plugged_back_in_sees_the_board_agree_and_commits_again(tmp_p
         assert tapped >= 2
         demo.camera.plug()
         # The camera retries on the table's clock; its first still board is checked.
-        demo._frames(until=lambda: not demo.assistant.manual and demo.eyes.board is not None,
+        demo.frames(until=lambda: not demo.assistant.manual and demo.eyes.board is not None,
                      limit=200)
         assert not demo.assistant.manual and demo.assistant.prompt.differences == ()
         committed = len(demo.report.committed)
@@ -183,7 +183,7 @@ def test_a_tile_put_down_out_of_turn_is_flagged_until_taken_off_and_play_goes_on
                     if game.board.cells[cell] == -1 and label not in demo.live.tiles
                     and game.board.classify(cell)[0] == 0)          # a lone tile's cell
         demo.live.place(free)
-        demo._frames(until=lambda: free in assistant.flagged, limit=demo.live.planned + 30)
+        demo.frames(until=lambda: free in assistant.flagged, limit=demo.live.planned + 30)
         prompt = assistant.prompt
         assert prompt.flagged == (free,) and "out of turn" in assistant.flagged[free]
         assert "take it off" in prompt.message and prompt.kind == "buy"
@@ -205,7 +205,7 @@ def test_a_power_cut_mid_game_then_run_resumes_at_the_last_action_and_lists_the_
     journal_path = data / "journal.db"
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     demo = subprocess.Popen([sys.executable, "-m", "tabletop.cli", "demo", "--rules", "acquire",
-                             "--seed", "8", "--journal", str(journal_path)],
+                             "--seed", "8", "--journal", str(journal_path), "--headless"],
                             stdout=subprocess.PIPE, text=True, env=env)
     try:
         deadline = time.monotonic() + 240

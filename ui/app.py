@@ -39,8 +39,12 @@ class TableApp(App):
 
     def __init__(self, desk: Any = None, loop: Any = None, controls: Any = None,
                  language: str = "en", disclosure: str = "open", fps: float = 10.0,
-                 new_game: Any = None, services: Any = None, **kwargs: Any) -> None:
+                 new_game: Any = None, services: Any = None, driver: Any = None,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        #: An iterator advanced one step a tick instead of stepping the loop (the demo's
+        #: bots, which step the loop themselves).
+        self.driver = driver
         #: The table's devices for the results screen and the banners (the runner):
         #: ``print_slip()``, ``export()``, ``shutdown()``, ``printer_status()``.
         self.services = services
@@ -81,7 +85,10 @@ class TableApp(App):
 
     def tick(self, *_: Any) -> None:
         """One camera frame, the buttons pressed since, and the screen brought up to date."""
-        if self.loop is not None:
+        if self.driver is not None:
+            if next(self.driver, StopIteration) is StopIteration:
+                self.driver = None
+        elif self.loop is not None:
             self.loop.step()
         if self.controls is not None:
             while (event := self.controls.events(timeout=0)) is not None:

@@ -451,3 +451,24 @@ def test_the_results_screen_prints_the_slip_and_shows_a_printer_fault(run_app, t
         assert app.table.fault
     finally:
         runner.close()
+
+
+def test_the_demo_plays_on_the_touchscreen_a_frame_a_tick(run_app, tmp_path):
+    from tabletop.demo import Demo
+    from ui.app import TableApp
+
+    demo = Demo("acquire", 3, journal=tmp_path / "journal.db", out=None, size=(640, 480))
+    try:
+        app = run_app(TableApp(loop=demo.loop, driver=demo.steps()))
+        titles = set()
+        for _ in range(600):
+            app.tick()
+            titles.add(app.table.ids.title.text)
+            if demo.assistant is not None and len(demo.assistant.game.history) >= 6:
+                break
+        assert demo.assistant is not None and len(demo.assistant.game.history) >= 6
+        assert any(title.startswith("Each player draws") for title in titles)   # the draw
+        assert any(" placed " in title for title in titles)        # a proposal on the screen
+        assert demo.report.committed                                # seen by the camera
+    finally:
+        demo.close()
