@@ -198,6 +198,14 @@ class Runner:
         table = getattr(self.loop.desk, "table", None)
         return getattr(table, "id", None)
 
+    def save_calibration(self, calibration: Any) -> str:
+        """Keep a calibration made on the screen: the file in the data folder, and the eyes."""
+        from calibration.recognize import Watcher
+
+        path = calibration.save(self.data / CALIBRATION_FILE)
+        self.eyes = self.loop.eyes = Watcher(calibration)
+        return f"saved to {path}"
+
     def printer_status(self) -> Any:
         """The receipt printer's status (None without one configured), for the screen's banner."""
         printer = self._printer()
@@ -257,7 +265,8 @@ class Runner:
         try:
             with self.camera:
                 TableApp(loop=self.loop, controls=self.controls, language=language,
-                         fps=fps, new_game=self.new_game, services=self).run()
+                         fps=fps, new_game=self.new_game, services=self,
+                         camera=self.camera).run()
         finally:
             self.close()
         return 0

@@ -17,6 +17,7 @@ from kivy.uix.screenmanager import NoTransition, ScreenManager
 
 from ui import theme
 from ui.i18n import LANGUAGES
+from ui.calibscreen import CalibrationScreen
 from ui.history import HistoryScreen
 from ui.results import ResultsScreen
 from ui.setup import SetupScreen
@@ -40,11 +41,13 @@ class TableApp(App):
     def __init__(self, desk: Any = None, loop: Any = None, controls: Any = None,
                  language: str = "en", disclosure: str = "open", fps: float = 10.0,
                  new_game: Any = None, services: Any = None, driver: Any = None,
-                 **kwargs: Any) -> None:
+                 camera: Any = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         #: An iterator advanced one step a tick instead of stepping the loop (the demo's
         #: bots, which step the loop themselves).
         self.driver = driver
+        #: The camera the calibration screen shows (the table's; the loop's when it has one).
+        self.camera = camera if camera is not None else getattr(loop, "camera", None)
         #: The table's devices for the results screen and the banners (the runner):
         #: ``print_slip()``, ``export()``, ``shutdown()``, ``printer_status()``.
         self.services = services
@@ -70,7 +73,10 @@ class TableApp(App):
         self.history = HistoryScreen(name="history", desk=self.desk, language=self.language)
         self.results = ResultsScreen(name="results", desk=self.desk, language=self.language)
         self.setup = SetupScreen(name="setup", language=self.language, starter=self.start_game)
-        self.screens = (self.table, self.history, self.results, self.setup)
+        self.calibration = CalibrationScreen(
+            name="calibration", language=self.language, camera=self.camera,
+            saver=getattr(self.services, "save_calibration", None))
+        self.screens = (self.table, self.history, self.results, self.setup, self.calibration)
         for screen in self.screens:
             manager.add_widget(screen)
         if self.desk is None:
@@ -85,6 +91,9 @@ class TableApp(App):
 
     def tick(self, *_: Any) -> None:
         """One camera frame, the buttons pressed since, and the screen brought up to date."""
+        if self.root.current == "calibration":
+            self.calibration.tick()     # the camera is the calibration's while it is shown
+            return
         if self.driver is not None:
             if next(self.driver, StopIteration) is StopIteration:
                 self.driver = None
@@ -136,6 +145,11 @@ class TableApp(App):
         self.update(force=True)
 
     def show(self, name: str) -> None:
+        if name == "calibration":
+            # Calibrate for the board set up on the setup screen.
+            self.calibration.rules = self.setup.rules
+            self.calibration.options = {key: value for key, value in self.setup.options.items()
+                                        if key == "hex_offset"}
         self.root.current = name
         self.root.current_screen.refresh()
         self._shown = None

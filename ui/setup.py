@@ -103,6 +103,7 @@ class SetupScreen(Screen):
         ids.note.text = text("provisional", language) if ruleset.provisional else ""
         ids.add.text = text("add_player", language)
         ids.start.text = text("start", language)
+        ids.calibrate.text = text("calibrate", language)
         ids.options.clear_widgets()
         for name in SHOWN:
             option = ruleset.options.get(name)

@@ -51,7 +51,8 @@ def demo_desk(rules: str = "acquire", seed: int = 4, actions: int = 60) -> Any:
 #: history of one, and the results of a finished game.
 SHOTS = (("table", "acquire", 60), ("table", "megacquire-gold", 90),
          ("table", "acquisitions", 70), ("history", "acquire", 60),
-         ("results", "acquire", 10_000), ("setup", "megacquire-gold", 0))
+         ("results", "acquire", 10_000), ("setup", "megacquire-gold", 0),
+         ("calibration", "acquire", 0))
 
 
 def take(out: str | Path) -> list[Path]:
@@ -70,6 +71,8 @@ def take(out: str | Path) -> list[Path]:
         app = TableApp(desk=demo_desk(rules, actions=actions))
         app._run_prepare()
         app.setup.rules = rules
+        if screen == "calibration":
+            _calibrated(app, rules)
         try:
             for width, height in SIZES:
                 Window.size = (width, height)
@@ -85,3 +88,14 @@ def take(out: str | Path) -> list[Path]:
             Window.remove_widget(app.root)
             app.dispatch("on_stop")
     return written
+
+
+def _calibrated(app: Any, rules: str) -> None:
+    """The calibration screen with the simulated camera's empty board, its corners tapped."""
+    from tabletop.simcamera import SimCamera
+
+    image, corners = SimCamera(f"sim:{rules},seed=2").calibration_view()
+    app.show("calibration")
+    app.calibration.ids.view.image = image
+    for x, y in corners:
+        app.calibration.tap(float(x), float(y))

@@ -472,3 +472,62 @@ def test_the_demo_plays_on_the_touchscreen_a_frame_a_tick(run_app, tmp_path):
         assert demo.report.committed                                # seen by the camera
     finally:
         demo.close()
+
+
+def test_calibration_by_tapping_the_four_corners_draws_the_grid_saves_and_tests(run_app, tmp_path):
+    import cv2
+    import numpy as np
+    from calibration.calfile import load_calibration
+    from calibration.render import make_table, render, render_empty
+    from hardware.camera import open_camera
+    from ui.app import TableApp
+
+    table = make_table("megacquire-gold", seed=2, size=(640, 480))
+    empty = render_empty(table, np.random.default_rng(1))
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    cv2.imwrite(str(folder / "frame_00000.png"), empty.image)
+    tiles = ["A-1", "G-7", "N-13"]
+    later = tmp_path / "later"                               # the camera after tiles are down
+    later.mkdir()
+    cv2.imwrite(str(later / "frame_00000.png"),
+                render(table, tiles, np.random.default_rng(2)).image)
+    saved = {}
+
+    def saver(calibration):
+        saved["path"] = calibration.save(tmp_path / "calibration.json")
+        return f"saved to {saved['path']}"
+
+    camera = open_camera(f"dir:{folder}", fps=None)
+    app = run_app(TableApp(camera=camera))
+    app.setup.rules = "megacquire-gold"
+    app.show("calibration")
+    screen = app.calibration
+    screen.saver = saver
+    screen.tick()                                            # the empty board
+    frames(3)
+    view = screen.ids.view
+    assert screen.ids.heading.text == "Tap the centre of cell A-1"
+    assert screen.ids.status.text == "markers seen: 0, 1, 2, 3"
+    for x, y in empty.truth.corners:                         # the four corner cells, tapped
+        tap_at(*view.to_widget(x, y))
+    assert screen.calibration is not None, (screen.ids.status.text, list(view.taps))
+    assert len(view.grid) == 182
+    # The grid lies on the cells: each predicted centre within 3 px of the truth's.
+    truth = np.asarray(empty.truth.centres) if hasattr(empty.truth, "centres") else None
+    if truth is not None:
+        assert np.abs(np.asarray(view.grid) - truth).max() < 3
+    assert "Calibrated" in screen.ids.status.text
+    wrong = screen.calibration
+    tap(screen.ids.flip)                                     # the other row parity, at once
+    assert screen.options["hex_offset"] == "even-r" and screen.calibration is not wrong
+    tap(screen.ids.flip)
+    tap(screen.ids.save)
+    assert load_calibration(saved["path"]).options.get("hex_offset", "odd-r") == "odd-r"
+    tap(screen.ids.test)
+    screen.camera = open_camera(f"dir:{later}", fps=None)
+    screen.tick()                                            # the board with three tiles
+    grid = view.grid
+    labels = screen.calibration.layout.geometry.labels
+    read = sorted(labels[grid.index(point)] for point in view.occupied)
+    assert read == sorted(tiles)

@@ -1,0 +1,227 @@
+"""The calibration screen: the live camera with the markers it sees; the player taps the four
+corner cells, the predicted grid is drawn over the picture at once (a hex board's row parity
+can be flipped and seen), then saved; a test mode rings the cells the camera reads as occupied.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+from kivy.graphics import Color, Ellipse, Line, Rectangle
+from kivy.graphics.texture import Texture
+from kivy.lang import Builder
+from kivy.properties import ListProperty, ObjectProperty, StringProperty
+from kivy.uix.screenmanager import Screen
+from kivy.uix.widget import Widget
+
+from tabletop.errors import TabletopError
+from ui import theme
+from ui.i18n import text
+
+Builder.load_file(str(Path(__file__).with_suffix(".kv")))
+
+
+class CameraView(Widget):
+    """A camera frame fitted into the widget, with tapped corners, the grid and read cells drawn."""
+
+    image = ObjectProperty(None, allownone=True, force_dispatch=True)   # BGR numpy array
+    taps = ListProperty([])                          # image pixels tapped
+    grid = ListProperty([])                          # predicted cell centres, image pixels
+    occupied = ListProperty([])                      # cell centres read as tiles (test mode)
+
+    __events__ = ("on_image_tap",)
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._texture: Texture | None = None
+        self.bind(image=self._upload, pos=self.redraw, size=self.redraw, taps=self.redraw,
+                  grid=self.redraw, occupied=self.redraw)
+
+    def _upload(self, *_: Any) -> None:
+        image = self.image
+        if image is None:
+            return
+        height, width = image.shape[:2]
+        if self._texture is None or self._texture.size != (width, height):
+            self._texture = Texture.create(size=(width, height), colorfmt="bgr")
+            self._texture.flip_vertical()
+        self._texture.blit_buffer(np.ascontiguousarray(image).tobytes(), colorfmt="bgr",
+                                  bufferfmt="ubyte")
+        self.redraw()
+
+    def _fit(self) -> tuple[float, float, float]:
+        """Scale and bottom-left of the picture in the widget."""
+        height, width = self.image.shape[:2]
+        scale = min(self.width / width, self.height / height)
+        return scale, self.x + (self.width - width * scale) / 2, \
+            self.y + (self.height - height * scale) / 2
+
+    def to_widget(self, x: float, y: float) -> tuple[float, float]:
+        """Image pixels (origin top-left) to window coordinates."""
+        scale, left, bottom = self._fit()
+        return left + x * scale, bottom + (self.image.shape[0] - y) * scale
+
+    def to_image(self, x: float, y: float) -> tuple[float, float]:
+        scale, left, bottom = self._fit()
+        return (x - left) / scale, self.image.shape[0] - (y - bottom) / scale
+
+    def redraw(self, *_: Any) -> None:
+        self.canvas.clear()
+        if self.image is None or self._texture is None:
+            return
+        scale, left, bottom = self._fit()
+        height, width = self.image.shape[:2]
+        with self.canvas:
+            Color(1, 1, 1, 1)
+            Rectangle(texture=self._texture, pos=(left, bottom), size=(width * scale, height * scale))
+            Color(0.3, 0.9, 1, 0.9)
+            for x, y in self.grid:
+                px, py = self.to_widget(x, y)
+                Ellipse(pos=(px - 2, py - 2), size=(4, 4))
+            Color(*theme.WARNING)
+            for x, y in self.occupied:
+                px, py = self.to_widget(x, y)
+                Line(circle=(px, py, 7), width=1.5)
+            Color(1, 0.85, 0.3, 1)
+            for x, y in self.taps:
+                px, py = self.to_widget(x, y)
+                Line(circle=(px, py, 9), width=2)
+
+    def on_touch_down(self, touch: Any) -> bool:
+        if self.image is None or not self.collide_point(*touch.pos):
+            return super().on_touch_down(touch)
+        self.dispatch("on_image_tap", *self.to_image(*touch.pos))
+        return True
+
+    def on_image_tap(self, x: float, y: float) -> None:
+        """A tap on the picture, in image pixels."""
+
+
+class CalibrationScreen(Screen):
+    """Calibrating the camera to the empty board (see the module's docstring)."""
+
+    language = StringProperty("en")
+    rules = StringProperty("acquire")
+    options = ObjectProperty({})
+    camera = ObjectProperty(None, allownone=True)     # read() -> a frame with .image, or None
+    saver = ObjectProperty(None, allownone=True)      # called with the Calibration to keep
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.calibration: Any = None
+        self.testing = False
+        self._message = ""
+        self.ids.view.bind(on_image_tap=lambda _, x, y: self.tap(x, y))
+
+    # --- the camera ---------------------------------------------------------------------------
+
+    def tick(self) -> None:
+        """The latest frame (kept when none is new); in test mode, the cells it reads occupied."""
+        frame = self.camera.read() if self.camera is not None else None
+        if frame is not None:
+            self.ids.view.image = frame.image
+            if self.testing and self.calibration is not None:
+                self._read(frame.image)
+        self.refresh()
+
+    # --- what the player does -----------------------------------------------------------------
+
+    def tap(self, x: float, y: float) -> None:
+        """One corner cell's centre; after the fourth, the calibration and its grid."""
+        view = self.ids.view
+        taps = list(view.taps)[:3] if len(view.taps) >= 4 else list(view.taps)
+        taps.append((x, y))
+        view.taps = taps
+        self.calibration, view.grid, view.occupied = None, [], []
+        if len(taps) == 4:
+            self._calibrate()
+        self.refresh()
+
+    def flip_parity(self) -> None:
+        """A hex board's other row offset, recalibrated from the same taps at once."""
+        parity = self.options.get("hex_offset", "odd-r")
+        self.options = {**self.options, "hex_offset": "even-r" if parity == "odd-r" else "odd-r"}
+        if len(self.ids.view.taps) == 4:
+            self._calibrate()
+        self.refresh()
+
+    def toggle_test(self) -> None:
+        self.testing = not self.testing and self.calibration is not None
+        self.ids.view.occupied = []
+        if self.testing and self.ids.view.image is not None:
+            self._read(self.ids.view.image)
+        self.refresh()
+
+    def save(self) -> None:
+        if self.calibration is None:
+            self._message = text("calib_first", self.language)
+        elif self.saver is not None:
+            self._message = self.saver(self.calibration)
+        self.refresh()
+
+    # --- working ------------------------------------------------------------------------------
+
+    def _calibrate(self) -> None:
+        from calibration.calibrate import calibrate, homography
+
+        view = self.ids.view
+        try:
+            calibration = calibrate(view.image, view.taps, self.rules, dict(self.options))
+        except TabletopError as error:
+            self._message = str(error)
+            self.calibration, view.grid = None, []
+            return
+        layout = calibration.layout
+        matrix = homography(layout.corner_points(), calibration.corners_px)
+        view.grid = [tuple(p) for p in calibration.to_image(matrix, layout.centres)]
+        self.calibration, self._message = calibration, text("calib_done", self.language)
+        self._recognizer = None
+
+    def _read(self, image: np.ndarray) -> None:
+        from calibration.recognize import Recognizer
+
+        if getattr(self, "_recognizer", None) is None:
+            self._recognizer = Recognizer(self.calibration)
+        seen = self._recognizer.read(image)
+        grid = self.ids.view.grid
+        self.ids.view.occupied = [grid[c] for c in sorted(seen.occupied)]
+
+    def refresh(self, *_: Any) -> None:
+        language, ids = self.language, self.ids
+        ids.flip.text = text("calib_flip", language)
+        ids.flip.disabled = "hex_offset" not in self._option_names()
+        ids.test.text = text("calib_test", language) + (" ✓" if self.testing else "")
+        ids.save.text = text("calib_save", language)
+        ids.back.text = text("back", language)
+        corners = self._corner_labels()
+        taps = len(ids.view.taps)
+        ids.heading.text = text("calib_tap", language, cell=corners[taps]) if taps < 4 else \
+            text("calib_grid", language)
+        markers = self._markers()
+        ids.status.text = self._message or text("calib_markers", language, seen=markers)
+
+    def _corner_labels(self) -> list[str]:
+        from tabletop.ruleset import load_rules
+
+        rules = load_rules(self.rules)
+        geometry = rules.geometry_for(rules.resolve_options(dict(self.options)))
+        return [geometry.labels[c] for c in geometry.corners()]
+
+    def _option_names(self) -> set[str]:
+        from tabletop.ruleset import load_rules
+
+        return set(load_rules(self.rules).options)
+
+    def _markers(self) -> str:
+        from calibration.markers import detect_markers
+
+        image = self.ids.view.image
+        if image is None:
+            return "-"
+        found = sorted(detect_markers(image))
+        return ", ".join(map(str, found)) if found else "-"
+
+
+Saver = Callable[[Any], str]
