@@ -166,11 +166,13 @@ class TableApp(App):
 
     def long_press(self, button: str) -> None:
         """Held buttons (their meanings are shown on the table screen): NEXT the history,
-        UNDO back to the table."""
+        UNDO back to the table, CONFIRM switching off (asked first)."""
         if button == "next":
             self.show("history")
         elif button == "undo":
             self.show("table")
+        elif button == "confirm":
+            self.results.ask_shutdown()     # switch off safely, after asking
 
     def toggle_language(self) -> None:
         self.set_language(LANGUAGES[(LANGUAGES.index(self.language) + 1) % len(LANGUAGES)])

@@ -227,6 +227,14 @@ def test_long_presses_open_the_history_and_come_back(run_app, table):
     controls.press("undo", long=True)
     app.tick()
     assert app.root.current == "table"
+    controls.press("confirm", long=True)                # switch off? asked first
+    app.tick()
+    settle()
+    popup = app.results.popup
+    no = popup.content.children[0].children[-1]
+    tap(no)
+    settle()
+    assert popup.parent is None and len(table.game.history) == 0
     controls.close()
 
 
@@ -380,7 +388,7 @@ def test_every_screen_fits_800x480_and_has_every_glyph(run_app, tmp_path, langua
         assistant = Assistant(table)
         play(assistant, 10_000)
         app = run_app(TableApp(desk=assistant, language=language))
-        for name in ("table", "history", "results", "setup"):
+        for name in ("table", "history", "results", "setup", "calibration"):
             app.show(name)
             frames(3)
             chars = set()
