@@ -70,13 +70,19 @@ class TableScreen(Screen):
         ids.title.text = say(prompt.title, language)
         count = len(prompt.options)
         chosen = say(prompt.chosen.label, language) if prompt.chosen else ""
+        game = getattr(desk, "game", None)
+        if game is not None and prompt.kind in ("found", "survivor", "next_defunct") and chosen:
+            # A chain to choose: in its colour, with its tier (what its shares will cost).
+            index = game.rules.chain_index(prompt.chosen.label)
+            colour = "".join(f"{round(c * 255):02x}" for c in theme.chain_colour(index)[:3])
+            tier = game.rules.chains[index].tier
+            chosen = f"[color={colour}][b]{chosen}[/b][/color]  {text('tier', language, tier=tier)}"
         ids.chosen.text = f"{chosen}   ({prompt.index + 1}/{count})" if count > 1 else chosen
         notes = [say(prompt.message, language)] if prompt.message else []
         ids.figures.text = self._figures(desk, language)
         if prompt.flagged:
             notes.append(text("take_off", language, tiles=", ".join(prompt.flagged)))
         notes += [say(d, language) for d in prompt.differences]
-        game = getattr(desk, "game", None)
         paid = [e for e in getattr(desk, "events", []) if e.get("event") == "bonus"]
         if paid:
             self._payout = paid

@@ -44,6 +44,7 @@ def test_a_full_turn_by_touches(run_app, table):
     assert screen.ids.chosen.text == "1E: founds a chain"
     tap(screen.ids.confirm)
     assert screen.ids.title.text == "Cy: which chain to found?"
+    assert screen.ids.chosen.text.startswith("[color=e69e00][b]Tower[/b][/color]  tier 1")
 
     def by_touch(button):
         tap(screen.ids[button])
