@@ -228,6 +228,19 @@ class Assistant:
         else:
             raise ValueError(f"unknown button {button!r}: expected one of {', '.join(BUTTONS)}")
 
+    def set_purchase(self, chain: int, count: int) -> None:
+        """A stepper's count of ``chain`` shares in the purchase (CONFIRM then buys them).
+
+        Kept within the bank's shares and the buy limit; the engine still judges
+        the purchase (cash, trade-in) when it is confirmed.
+        """
+        if self.game.pending is None or self.game.pending.kind != "buy":
+            return
+        others = [c for c in self._basket if c != chain]
+        count = max(0, min(count, self.game.bank[chain], self.game.rules.buy_limit - len(others)))
+        self._basket = others + [chain] * count
+        self._index, self._message = 0, ""     # the chosen option is the purchase itself
+
     def undo_to(self, actions: int) -> None:
         """Take confirmed actions back until ``actions`` remain (the history screen's undo).
 

@@ -41,6 +41,7 @@ TEXTS: dict[str, dict[str, str]] = {
     "differences": {"en": "Board and game differ:", "zh-TW": "盤面與紀錄不同："},
     "turn": {"en": "{player} to play", "zh-TW": "輪到 {player}"},
     "history": {"en": "History", "zh-TW": "紀錄"},
+    "buy_head": {"en": "Buy", "zh-TW": "買"},
     "tier": {"en": "tier {tier}", "zh-TW": "等級 {tier}"},
     "calibrate": {"en": "Calibrate camera", "zh-TW": "校正攝影機"},
     "calib_tap": {"en": "Tap the centre of cell {cell}", "zh-TW": "請點選格子 {cell} 的中心"},

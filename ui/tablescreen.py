@@ -13,6 +13,7 @@ from typing import Any
 from kivy.app import App
 from kivy.lang import Builder
 from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
 from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
@@ -138,6 +139,7 @@ class TableScreen(Screen):
         with_bank = any("bank_shares" in c for c in shown["chains"].values())
         heads = ["chain", "size", "price", "bonuses", "bank" if with_bank else "safe"]
         widths = (0.29, 0.1, 0.17, 0.34, 0.1)
+        grid.cols = 5
         for key, width in zip(heads, widths):
             grid.add_widget(self._cell(text(key, language), theme.DIM, width))
         if not shown["chains"]:
@@ -146,6 +148,10 @@ class TableScreen(Screen):
                 grid.add_widget(self._cell("", width=width))
             return
         money = game.rules.money
+        buying = self.desk.prompt.kind == "buy" and hasattr(self.desk, "set_purchase")
+        grid.cols = 6 if buying else 5
+        if buying:
+            grid.add_widget(self._cell(text("buy_head", language), theme.DIM, 0.3))
         for name, chain in shown["chains"].items():
             index = game.rules.chain_index(name)
             # Safe chains are marked by an asterisk as well as the word, for narrow screens.
@@ -157,6 +163,8 @@ class TableScreen(Screen):
                     (text("safe", language) if chain["safe"] else ""), theme.TEXT)]
             for (words, colour), width in zip(row, widths):
                 grid.add_widget(self._cell(words, colour, width))
+            if buying:
+                grid.add_widget(self._stepper(index))
 
     def _players(self, shown: dict, money: Any) -> None:
         grid, language = self.ids.players, self.language
@@ -173,6 +181,25 @@ class TableScreen(Screen):
             grid.add_widget(self._cell(
                 ", ".join(f"{n} {c}" for c, n in shares.items()) if shares is not None
                 else hidden, theme.TEXT if shares is not None else theme.DIM, 0.58))
+
+    def _stepper(self, chain: int) -> BoxLayout:
+        """− count + for one chain's shares in the purchase being put together."""
+        count = list(getattr(self.desk, "basket", ())).count(chain)
+        app = App.get_running_app()
+        font = app.font_name if app else "Roboto"
+        box = BoxLayout(size_hint_x=0.3, spacing=2)
+        for label, step in (("-", -1), (str(count), 0), ("+", 1)):
+            if step == 0:
+                box.add_widget(Label(text=label, font_size="15sp", bold=True, font_name=font))
+                continue
+            button = Button(text=label, font_size="18sp", font_name=font)
+            button.bind(on_release=lambda _, s=step: self.step_purchase(chain, count + s))
+            box.add_widget(button)
+        return box
+
+    def step_purchase(self, chain: int, count: int) -> None:
+        self.desk.set_purchase(chain, count)
+        self.refresh()
 
     def _peek_button(self, name: str) -> Button:
         """The player's name: held, it shows that player's own cash and holdings."""

@@ -540,3 +540,35 @@ def test_calibration_by_tapping_the_four_corners_draws_the_grid_saves_and_tests(
     labels = screen.calibration.layout.geometry.labels
     read = sorted(labels[grid.index(point)] for point in view.occupied)
     assert read == sorted(tiles)
+
+
+def test_a_purchase_put_together_with_the_steppers_and_confirmed(run_app, table):
+    from ui.app import TableApp
+
+    assistant = Assistant(table)
+    assistant.tile_seen("1E")
+    assistant.press("confirm")
+    while assistant.prompt.chosen.label != "Tower":
+        assistant.press("next")
+    assistant.press("confirm")                             # Cy founded Tower: now buying
+    app = run_app(TableApp(desk=assistant))
+    frames(2)
+    grid = app.table.ids.chains
+    tower = table.game.rules.chain_index("Tower")
+
+    def stepper():
+        boxes = [w for w in reversed(grid.children) if w.__class__.__name__ == "BoxLayout"]
+        return boxes[0]                                     # the only chain on the board
+
+    plus = lambda: stepper().children[0]                    # noqa: E731 - [-, n, +] reversed
+    minus = lambda: stepper().children[2]                   # noqa: E731
+    for _ in range(4):                                      # the limit is 3
+        tap(plus())
+    assert stepper().children[1].text == "3"
+    assert app.table.ids.figures.text.endswith("3 of 3 shares")
+    tap(minus())
+    assert app.table.ids.chosen.text.startswith("buy 2 Tower")
+    tap(app.table.ids.confirm)
+    assert table.game.holdings[2][tower] == 3 and table.game.cash[2] == 6000 - 400
+    assert json.loads(table.lines[-1])["shares"] == {"Tower": 2}
+    assert app.table.ids.chains.cols == 5                   # no steppers on Ann's placement
