@@ -75,6 +75,7 @@ class ResultsScreen(Screen):
         font = app.font_name if app else "Roboto"
         money = game.rules.money
         paid = paid_by_chain(game)
+        grid.add_widget(self._line(text("paid_legend", language), theme.DIM, font))
         for seat, rank in game.standings:
             name = game.names[seat]
             colour = LINES[seat % len(LINES)]
@@ -82,8 +83,8 @@ class ResultsScreen(Screen):
                                        colour, font, "18sp"))
             for chain, amounts in sorted(paid[name].items()):
                 grid.add_widget(self._line(
-                    f"    {chain}: {text('bonus', language)} {money(amounts['bonus'])}, "
-                    f"{text('sales', language)} {money(amounts['sales'])}", theme.TEXT, font))
+                    f"    {chain}: {money(amounts['bonus'])} + {money(amounts['sales'])}",
+                    theme.TEXT, font))
         ids.chart.points = worth_by_turn(game)
 
     def act(self, what: str) -> None:

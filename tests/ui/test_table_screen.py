@@ -255,7 +255,11 @@ def test_the_end_of_the_game_shows_the_standings_payouts_and_the_worth_chart(run
         shown = "\n".join(texts(app.results))
         winner = game.names[game.standings[0][0]]
         assert f"1. {winner}  {game.rules.money(game.cash[game.standings[0][0]])}" in shown
-        assert "bonuses $" in shown and "sales $" in shown
+        assert "by chain: bonuses + sales" in shown
+        paid = __import__("tabletop.progress", fromlist=["paid_by_chain"]).paid_by_chain(game)
+        chain, amounts = sorted(paid[winner].items())[0]
+        money = game.rules.money
+        assert f"    {chain}: {money(amounts['bonus'])} + {money(amounts['sales'])}" in shown
         chart = app.results.ids.chart
         assert len(chart.points) > 20 and chart.points[-1][1] == game.cash
         app.set_language("zh-TW")
