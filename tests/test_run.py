@@ -41,7 +41,7 @@ def config(tmp_path):
     ('[table]\nplayers = ["Ann", "Ann"]', "table.players = ['Ann', 'Ann']: the seats must be"),
 ])
 def test_a_bad_value_is_named_with_the_reason_and_nothing_starts(tmp_path, config, text, named):
-    result = tabletop("run", env=config(text))
+    result = tabletop("run", "--headless", env=config(text))
     assert result.returncode == 2 and named in result.stderr, result.stderr
     assert not (tmp_path / "data" / "journal.db").exists()
     shown = tabletop("config", env=config(text))
@@ -54,7 +54,8 @@ def test_a_value_set_in_the_environment_is_named_as_coming_from_there(tmp_path):
 
 
 def test_an_unknown_camera_source_is_named(config):
-    result = tabletop("run", "--players", "Ann,Bob", env=config('[camera]\nsource = "webcam:1"'))
+    result = tabletop("run", "--headless", "--players", "Ann,Bob",
+                      env=config('[camera]\nsource = "webcam:1"'))
     assert result.returncode == 2
     assert "camera.source = 'webcam:1': unknown camera source" in result.stderr
 
@@ -62,7 +63,7 @@ def test_an_unknown_camera_source_is_named(config):
 def test_a_camera_without_calibration_says_how_to_make_one(tmp_path, config):
     frames = tmp_path / "frames"
     frames.mkdir()
-    result = tabletop("run", "--players", "Ann,Bob",
+    result = tabletop("run", "--headless", "--players", "Ann,Bob",
                       env=config(f'[camera]\nsource = "dir:{frames}"\n[controls]\nkind = "mock"'))
     assert result.returncode == 2
     assert f"no calibration at {tmp_path / 'data' / 'calibration.json'}" in result.stderr
@@ -70,7 +71,7 @@ def test_a_camera_without_calibration_says_how_to_make_one(tmp_path, config):
 
 
 def test_a_new_game_needs_its_seats(config):
-    result = tabletop("run", env=config('[camera]\nsource = "sim:acquire,seed=1"\n'
+    result = tabletop("run", "--headless", env=config('[camera]\nsource = "sim:acquire,seed=1"\n'
                                         '[controls]\nkind = "mock"'))
     assert result.returncode == 2 and "needs 2 or more players: give --players" in result.stderr
 

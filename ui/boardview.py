@@ -92,10 +92,11 @@ class BoardMirror(Widget):
                 fill = self._fill(owner)
                 Color(*fill)
                 size = (width * 0.92, height * 0.92) if not hexagonal else (width * 1.0, height * 1.0)
-                shape = Ellipse(pos=(x - size[0] / 2, y - size[1] / 2), size=size,
-                                segments=6, angle_start=0, angle_end=360) if hexagonal else \
-                    Rectangle(pos=(x - size[0] / 2, y - size[1] / 2), size=size)
-                del shape
+                corner = (x - size[0] / 2, y - size[1] / 2)
+                if hexagonal:       # a six-segment ellipse is a hexagon, point up
+                    Ellipse(pos=corner, size=size, segments=6, angle_start=0, angle_end=360)
+                else:
+                    Rectangle(pos=corner, size=size)
                 if owner >= 0:
                     self._text(theme.initials(self.chain_names[owner]), x, y, width, fill)
                 elif owner == EMPTY and width > 26:

@@ -6,7 +6,7 @@ can be flipped and seen), then saved; a test mode rings the cells the camera rea
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 from kivy.graphics import Color, Ellipse, Line, Rectangle
@@ -223,5 +223,3 @@ class CalibrationScreen(Screen):
         found = sorted(detect_markers(image))
         return ", ".join(map(str, found)) if found else "-"
 
-
-Saver = Callable[[Any], str]
