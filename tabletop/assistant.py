@@ -15,12 +15,8 @@ board: where they differ (a tile taken off, a tile the game never heard of)
 the table is shown the differences to settle, never left to guess.
 
 >>> from tabletop.engine import Game
->>> class Bare:  # a table without a journal, for the example
-...     def __init__(self, game): self.game = game
-...     def push(self, action): return self.game.push(action)
-...     def undo(self): return self.game.undo()
 >>> game = Game("acquire", ["Ann", "Bob"], start_tiles={"Ann": "1A", "Bob": "12I"})
->>> assistant = Assistant(Bare(game))
+>>> assistant = Assistant(UnjournaledTable(game))
 >>> assistant.tile_seen("6C")
 >>> assistant.prompt.title
 'Ann placed 6C'
@@ -40,7 +36,8 @@ from tabletop.engine import Game
 from tabletop.errors import TabletopError
 from tabletop.prompts import Option, Prompt, describe, disposals, endings, purchases
 
-__all__ = ["Assistant", "BUTTONS", "CONFIRM", "GameTable", "NEXT", "Option", "Prompt", "UNDO"]
+__all__ = ["Assistant", "BUTTONS", "CONFIRM", "GameTable", "NEXT", "Option", "Prompt", "UNDO",
+           "UnjournaledTable"]
 
 CONFIRM, NEXT, UNDO = "confirm", "next", "undo"
 BUTTONS = (CONFIRM, NEXT, UNDO)
@@ -56,6 +53,19 @@ class GameTable(Protocol):
     def push(self, action: act.Action) -> list[dict[str, Any]]: ...
 
     def undo(self) -> list[dict[str, Any]]: ...
+
+
+class UnjournaledTable:
+    """A table straight over a game, with no journal: for examples, screenshots, simulations."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+
+    def push(self, action: act.Action) -> list[dict[str, Any]]:
+        return self.game.push(action)
+
+    def undo(self) -> list[dict[str, Any]]:
+        return self.game.undo()
 
 
 #: Called after every confirmed action (and undo) with what was done ("Ann: 6C: founds a

@@ -5,13 +5,9 @@ answers every prompt by pressing NEXT a random number of times and then
 CONFIRM, and says a tile it cannot place is not playable. The demo drives the
 camera with its placements; the tests drive the assistant with them directly.
 
->>> from tabletop.assistant import Assistant
+>>> from tabletop.assistant import Assistant, UnjournaledTable
 >>> from tabletop.engine import Game
->>> class Bare:
-...     def __init__(self, game): self.game = game
-...     def push(self, action): return self.game.push(action)
-...     def undo(self): return self.game.undo()
->>> assistant = Assistant(Bare(Game("acquire", ["Ann", "Bob"], seed=3)))
+>>> assistant = Assistant(UnjournaledTable(Game("acquire", ["Ann", "Bob"], seed=3)))
 >>> bot = Bot(assistant, seed=3)
 >>> bot.act(), bot.act()
 ('2H: a lone tile', 'buy nothing')

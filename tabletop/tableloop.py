@@ -30,14 +30,10 @@ see is compared with the game's.
 >>> class Eyes:
 ...     def feed(self, index, seconds, image): return [{"frame": index, "tile": "6C"}] if index == 2 else []
 ...     def restart(self): pass
->>> from tabletop.assistant import Assistant
+>>> from tabletop.assistant import Assistant, UnjournaledTable
 >>> from tabletop.engine import Game
->>> class Bare:
-...     def __init__(self, game): self.game = game
-...     def push(self, action): return self.game.push(action)
-...     def undo(self): return self.game.undo()
->>> loop = TableLoop(Assistant(Bare(Game("acquire", ["Ann", "Bob"], start_tiles={"Ann": "1A", "Bob": "12I"}))),
-...                  Camera(), Eyes())
+>>> game = Game("acquire", ["Ann", "Bob"], start_tiles={"Ann": "1A", "Bob": "12I"})
+>>> loop = TableLoop(Assistant(UnjournaledTable(game)), Camera(), Eyes())
 >>> loop.step(), loop.step(), loop.desk.prompt.title
 (True, True, 'Ann placed 6C')
 >>> loop.step(), loop.desk.manual

@@ -14,28 +14,16 @@ from typing import Any
 SIZES = ((800, 480), (1280, 800))
 
 
-class _Bare:
-    """A table without a journal: the screenshots change nothing on disk."""
-
-    def __init__(self, game: Any) -> None:
-        self.game = game
-
-    def push(self, action: Any) -> Any:
-        return self.game.push(action)
-
-    def undo(self) -> Any:
-        return self.game.undo()
-
-
 def demo_desk(rules: str = "acquire", seed: int = 4, actions: int = 60) -> Any:
     """An assistant some way into a bot game, with a placement proposed."""
-    from tabletop.assistant import Assistant
+    from tabletop.assistant import Assistant, UnjournaledTable
     from tabletop.bot import Bot
     from tabletop.engine import Game
     from tabletop.ruleset import load_rules
 
     players = ["Ann", "Bob", "Cy", "Dee"][: min(4, load_rules(rules).max_players)]
-    assistant = Assistant(_Bare(Game(rules, players, seed=seed)))
+    # No journal: the screenshots change nothing on disk.
+    assistant = Assistant(UnjournaledTable(Game(rules, players, seed=seed)))
     bot = Bot(assistant, seed=seed)
     for _ in range(actions):
         if assistant.game.pending is None:
