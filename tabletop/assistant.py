@@ -93,6 +93,7 @@ class Assistant:
     _message: str = ""
     _basket: list[int] = field(default_factory=list)   # the purchase so far: a chain per share
     _traded: list[int] = field(default_factory=list)   # shares traded in to pay for it
+    _disposal: tuple[int, int] | None = None          # the steppers' (sell, trade), if set
     _banner: str = ""
     _accepted: frozenset[str] = frozenset()             # differences the table chose to leave
 
@@ -114,7 +115,8 @@ class Assistant:
 
         Buying: ``cash``, ``cost`` of the basket, ``raised`` by shares traded in,
         ``after`` (cash left), ``shares`` and their ``limit``. Disposing: ``held``
-        defunct shares, the ``trade_cap`` and, for the option chosen, ``after``.
+        defunct shares, the ``trade_cap`` and, for the option chosen, what is
+        sold, traded and kept, the survivor shares it ``gets`` and the cash ``after``.
         """
         game, prompt = self.game, self.prompt
         if game.pending is None or prompt.kind not in ("buy", "dispose"):
@@ -127,10 +129,12 @@ class Assistant:
             return {"cash": cash, "cost": cost, "raised": raised, "after": cash + raised - cost,
                     "shares": len(self._basket), "limit": game.rules.buy_limit}
         action = prompt.chosen.action if prompt.chosen is not None else None
-        sold = action.sell if isinstance(action, act.Dispose) else 0
-        return {"cash": cash, "held": game.holdings[seat][game.merger.defunct],
-                "trade_cap": game.trade_max(seat),
-                "after": cash + sold * game.merger.price}
+        sell, trade = (action.sell, action.trade) if isinstance(action, act.Dispose) else (0, 0)
+        held = game.holdings[seat][game.merger.defunct]
+        return {"cash": cash, "held": held, "trade_cap": game.trade_max(seat),
+                "sell": sell, "trade": trade, "keep": held - sell - trade,
+                "gets": trade // (game.rules.trade_ratio or 1),
+                "after": cash + sell * game.merger.price}
 
     @property
     def manual(self) -> bool:
@@ -249,7 +253,41 @@ class Assistant:
         others = [c for c in self._basket if c != chain]
         count = max(0, min(count, self.game.bank[chain], self.game.rules.buy_limit - len(others)))
         self._basket = others + [chain] * count
+        if count:       # a chain's shares are not traded in to buy its own
+            self._traded = [c for c in self._traded if c != chain]
         self._index, self._message = 0, ""     # the chosen option is the purchase itself
+
+    def set_trade_in(self, chain: int, count: int) -> None:
+        """A stepper's count of ``chain`` shares traded in to pay for the purchase.
+
+        Only where the rules allow trade-to-buy; kept within the acting player's
+        shares of a chain on the board not being bought. The engine judges the
+        rest when the purchase is confirmed (trading in only when cash is short).
+        """
+        game = self.game
+        if game.pending is None or game.pending.kind != "buy" or not game.rules.trade_to_buy:
+            return
+        held = game.holdings[game.pending.player][chain] \
+            if game.board.sizes[chain] and chain not in self._basket else 0
+        self._traded = [c for c in self._traded if c != chain] + [chain] * max(0, min(count, held))
+        self._index, self._message = 0, ""
+
+    def set_disposal(self, sell: int, trade: int) -> None:
+        """The steppers' disposal of the defunct shares: ``sell``, ``trade``, keep the rest.
+
+        Kept within the shares held and the trade cap, trading in whole ratios;
+        where the rules let nobody keep, what is not traded is sold. It becomes
+        the chosen option (CONFIRM applies it; NEXT still reaches the presets).
+        """
+        game = self.game
+        if game.pending is None or game.pending.kind != "dispose":
+            return
+        seat, ratio = game.pending.player, game.rules.trade_ratio or 1
+        held = game.holdings[seat][game.merger.defunct]
+        trade = max(0, min(trade, game.trade_max(seat))) // ratio * ratio
+        sell = held - trade if "keep" not in game.rules.disposal else max(0, min(sell, held - trade))
+        self._disposal = (sell, trade)
+        self._index, self._message = 0, ""
 
     def undo_to(self, actions: int) -> None:
         """Take confirmed actions back until ``actions`` remain (the history screen's undo).
@@ -257,6 +295,7 @@ class Assistant:
         Each is journaled as an undo; the first the rules refuse stops it, with the reason.
         """
         self._proposal, self._basket, self._traded, self._index = None, [], [], 0
+        self._disposal = None
         undone = 0
         while len(self.game.history) > max(actions, 0):
             try:
@@ -335,7 +374,8 @@ class Assistant:
                     [Option(chains[c].name, action(chain=chains[c].name))
                      for c in game.pending.choices])
         if kind == "dispose":
-            return f"{player}: your {chains[game.merger.defunct].name} shares", disposals(game)
+            return (f"{player}: your {chains[game.merger.defunct].name} shares",
+                    disposals(game, self._disposal))
         if kind == "buy":
             return (f"{player}: buy shares (so far {describe(game, self._basket, self._traded)})",
                     purchases(game, self._basket, self._traded, agreed_end=True))
@@ -444,7 +484,7 @@ class Assistant:
                 self._proposal, self._index = None, 0
             return          # a refused purchase keeps its basket, to be changed with UNDO
         self._proposal, self._index, self._message = None, 0, ""
-        self._basket, self._traded = [], []
+        self._basket, self._traded, self._disposal = [], [], None
         tile = getattr(action, "tile", "")
         on_board = self._seen is None or tile in self._seen
         if isinstance(action, act.Dead) and on_board and \
@@ -464,6 +504,9 @@ class Assistant:
         self._index = 0
 
     def _undo(self) -> None:
+        if self._disposal is not None:      # the steppers' disposal first, back to the presets
+            self._disposal, self._index, self._message = None, 0, ""
+            return
         if self._traded or self._basket:
             (self._traded or self._basket).pop()
             self._message = ""

@@ -72,12 +72,20 @@ class Prompt:
         return self.options[self.index] if self.options else None
 
 
-def disposals(game: Game) -> list[Option]:
-    """The disposal presets NEXT offers: keep all, sell all, trade the most and sell or keep the rest."""
+def disposals(game: Game, chosen: tuple[int, int] | None = None) -> list[Option]:
+    """The disposal presets NEXT offers: keep all, sell all, trade the most and sell or keep the rest.
+
+    ``chosen`` (sell, trade), the steppers' disposal, comes first when given.
+    """
     seat, ratio, rules = game.pending.player, game.rules.trade_ratio, game.rules
     held = game.holdings[seat][game.merger.defunct]
     trade = (game.trade_max(seat) // ratio) * ratio if ratio else 0
     options, seen = [], set()
+    if chosen is not None:
+        sell, traded = chosen
+        seen.add(chosen)
+        options.append(Option(f"sell {sell}, trade {traded}, keep {held - sell - traded}",
+                              act.Dispose(sell=sell, trade=traded)))
     candidates = [("sell all", held, 0), ("trade the most, sell the rest", held - trade, trade)]
     if "keep" in rules.disposal:
         candidates = [("keep all", 0, 0)] + candidates + [("trade the most, keep the rest", 0, trade)]

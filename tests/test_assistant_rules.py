@@ -78,6 +78,106 @@ def test_a_refused_trade_keeps_the_basket_and_undo_takes_shares_out(journal):
     assert assistant.prompt.title == "Ann: buy shares (so far 1 Solon)"
 
 
+def test_trade_in_steppers_pay_for_a_purchase_within_the_shares_held(journal):
+    # MEGAcquire: Ann has 4M, holds 13 Regal (5M) and 3 Luster (2M); she wants 3 Solon (10M).
+    table = table_from(journal, trade_position().lines)
+    assistant, rules = Assistant(table), table.game.rules
+    regal, solon, luster = (rules.chain_index(n) for n in ("Regal", "Solon", "Luster"))
+    assistant.set_purchase(solon, 3)
+    assistant.set_trade_in(luster, 9)                  # she holds 3
+    assert assistant.basket.count(luster) == 3
+    assistant.set_trade_in(solon, 2)                   # not the chain being bought
+    assert solon not in assistant.basket[3:]
+    assistant.set_trade_in(luster, 0)
+    assistant.set_trade_in(regal, 6)
+    assert assistant.figures == {"cash": 4, "cost": 30, "raised": 30, "after": 4,
+                                 "shares": 3, "limit": 6}
+    assistant.press(CONFIRM)
+    game = table.game
+    assert game.cash[0] == 4 and game.holdings[0][regal] == 7 and game.holdings[0][solon] == 10
+    assert json.loads(table.lines[-1])["trade_in"] == {"Regal": 6}
+
+
+def test_buying_a_chain_takes_it_out_of_the_shares_traded_in(journal):
+    table = table_from(journal, trade_position().lines)
+    assistant, rules = Assistant(table), table.game.rules
+    regal, solon = rules.chain_index("Regal"), rules.chain_index("Solon")
+    assistant.set_trade_in(regal, 2)
+    assistant.set_purchase(regal, 1)
+    assistant.set_purchase(solon, 1)
+    assert sorted(assistant.basket) == sorted([regal, solon])
+
+
+def test_acquire_has_no_trade_to_buy_steppers(journal):
+    table = journal.start(SETUP)
+    assistant = Assistant(table)
+    assistant.tile_seen("1E")
+    assistant.press(CONFIRM)
+    choose(assistant, "Tower")
+    assistant.set_trade_in(table.game.rules.chain_index("Tower"), 1)
+    assert assistant.basket == ()
+
+
+# --- disposing with steppers ---------------------------------------------------------------------
+
+def merging(journal):
+    """Acquire (tests/scenarios/tie2): 5C merges American into Tower; Ann holds 2 American."""
+    lines = scenario("tie2.jsonl")
+    merge = next(i for i, line in enumerate(lines) if '"tile": "5C"' in line)
+    table = table_from(journal, lines[:merge])
+    assistant = Assistant(table)
+    assistant.tile_seen("5C")
+    assistant.press(CONFIRM)
+    assert assistant.prompt.title == "Ann: your American shares"
+    return table, assistant
+
+
+def test_the_steppers_dispose_of_any_split_within_the_shares_and_the_trade_cap(journal):
+    table, assistant = merging(journal)
+    game = table.game
+    american, tower = game.rules.chain_index("American"), game.rules.chain_index("Tower")
+    assistant.set_disposal(sell=5, trade=0)            # she holds 2
+    assert assistant.prompt.chosen.label == "sell 2, trade 0, keep 0"
+    assistant.set_disposal(sell=0, trade=1)            # trades go two for one
+    assert assistant.prompt.chosen.label == "sell 0, trade 0, keep 2"
+    assistant.set_disposal(sell=2, trade=2)            # the trade first, then what is left to sell
+    assert assistant.prompt.chosen.label == "sell 0, trade 2, keep 0"
+    assistant.set_disposal(sell=1, trade=0)
+    figures = assistant.figures
+    assert (figures["sell"], figures["trade"], figures["keep"], figures["gets"]) == (1, 0, 1, 0)
+    assert figures["after"] == figures["cash"] + game.merger.price
+    # The presets are still there for NEXT, the one the steppers made not twice.
+    assert [o.label for o in assistant.prompt.options] == [
+        "sell 1, trade 0, keep 1", "keep all (sell 0, trade 0)", "sell all (sell 2, trade 0)",
+        "trade the most, sell the rest (sell 0, trade 2)"]
+    cash, price, towers = game.cash[0], game.merger.price, game.holdings[0][tower]
+    assistant.press(CONFIRM)
+    assert game.cash[0] == cash + price and game.holdings[0][american] == 1
+    assert game.holdings[0][tower] == towers
+    assert json.loads(table.lines[-1]) == {"do": "dispose", "player": "Ann", "sell": 1}
+    assert assistant.prompt.title == "Bob: your American shares"
+    assert assistant.prompt.chosen.label.startswith("keep all")   # Bob starts from the presets
+
+
+def test_undo_drops_the_steppers_disposal_before_any_action(journal):
+    table, assistant = merging(journal)
+    assistant.set_disposal(sell=1, trade=0)
+    before = len(table.game.history)
+    assistant.press(UNDO)
+    assert assistant.prompt.chosen.label == "keep all (sell 0, trade 0)"
+    assert len(table.game.history) == before
+
+
+def test_a_disposal_set_outside_a_merger_changes_nothing(journal):
+    table, assistant = merging(journal)
+    for label in ("sell all (sell 2, trade 0)", "trade the most, sell the rest (sell 0, trade 2)",
+                  "keep all (sell 0, trade 0)"):
+        choose(assistant, label)
+    assert assistant.prompt.kind == "buy"
+    assistant.set_disposal(sell=1, trade=0)
+    assert assistant.prompt.kind == "buy" and assistant.prompt.chosen.label == "buy nothing"
+
+
 # --- dead tiles ----------------------------------------------------------------------------------
 
 def dead_tile_lines() -> list[str]:
