@@ -110,6 +110,11 @@ class Assistant:
         return tuple(self._basket + self._traded)
 
     @property
+    def traded(self) -> tuple[int, ...]:
+        """The shares (chain indices) traded in to pay for the purchase being put together."""
+        return tuple(self._traded)
+
+    @property
     def figures(self) -> dict[str, int] | None:
         """The acting player's own figures for what they are deciding, or None.
 

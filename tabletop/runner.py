@@ -19,7 +19,7 @@ import os
 import signal
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from tabletop.assistant import Assistant
 from tabletop.config import Config, ConfigError
@@ -38,6 +38,9 @@ RECORDED = ("dir:", "file:", "sim")
 
 class Runner:
     """One table, run from its configuration until stopped (Ctrl-C, SIGTERM)."""
+
+    #: What powers the Pi off once the game is saved (None: the Pi's own; a test's stand-in).
+    power_off: Sequence[str] | None = None
 
     def __init__(self, config: Config, players: list[str] | None = None, new: bool = False,
                  out: Callable[[str], None] = print, setup_on_screen: bool = False) -> None:
@@ -241,9 +244,9 @@ class Runner:
 
     def shutdown(self) -> str:
         """Close the journal, sync, power the Pi off (the menu asks first)."""
-        from hardware.power import safe_shutdown
+        from hardware.power import POWER_OFF, safe_shutdown
 
-        return safe_shutdown(self.close).message
+        return safe_shutdown(self.close, command=self.power_off or POWER_OFF).message
 
     def _printer(self) -> Any:
         if not hasattr(self, "_receipt"):

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from ui.refusals import REFUSALS
+
 LANGUAGES = ("en", "zh-TW")
 NAMES = {"en": "English", "zh-TW": "繁體中文"}
 
@@ -63,8 +65,15 @@ TEXTS: dict[str, dict[str, str]] = {
     "buy_figures": {"en": "cash {cash}, these cost {cost}, left {after}; {shares} of {limit} shares",
                     "zh-TW": "現金 {cash}，共 {cost}，剩 {after}；{shares}/{limit} 股"},
     "traded_in": {"en": "traded in {raised}", "zh-TW": "交換得 {raised}"},
-    "dispose_figures": {"en": "holds {held}, may trade {trade_cap}; cash after {after}",
-                        "zh-TW": "持有 {held}，可換 {trade_cap}；之後現金 {after}"},
+    "dispose_figures": {"en": "gets {gets} {survivor}, cash after {after}; "
+                              "holds {held}, may trade {trade_cap}",
+                        "zh-TW": "得 {gets} 股 {survivor}，之後現金 {after}；"
+                                 "持有 {held}，可換 {trade_cap}"},
+    "sell": {"en": "Sell", "zh-TW": "賣"},
+    "trade": {"en": "Trade", "zh-TW": "換"},
+    "keep": {"en": "Keep {count}", "zh-TW": "保留 {count}"},
+    "trade_head": {"en": "Trade in", "zh-TW": "交換"},
+    "menu": {"en": "Menu", "zh-TW": "選單"},
     "new_game": {"en": "New game", "zh-TW": "新遊戲"},
     "add_player": {"en": "+ player", "zh-TW": "+ 玩家"},
     "start": {"en": "Start", "zh-TW": "開始"},
@@ -140,6 +149,7 @@ PATTERNS: list[tuple[str, str]] = [
     ("sell all (sell {s}, trade {x})", "全部賣出（賣 {s}，換 {x}）"),
     ("trade the most, sell the rest (sell {s}, trade {x})", "盡量交換，其餘賣出（賣 {s}，換 {x}）"),
     ("trade the most, keep the rest (sell {s}, trade {x})", "盡量交換，其餘保留（賣 {s}，換 {x}）"),
+    ("sell {s}, trade {x}, keep {k}", "賣 {s}，換 {x}，保留 {k}"),
     ("carry on: the game's record stands", "繼續：以紀錄為準"),
     ("{t} was placed this turn: propose it", "{t} 是這回合放的：提出"),
     ("{t} is on the board, not in the game", "{t} 在盤面上，但不在紀錄中"),
@@ -153,7 +163,7 @@ def _compile(pattern: str) -> re.Pattern[str]:
     return re.compile(f"^{regex}$")
 
 
-_COMPILED = [(_compile(english), chinese) for english, chinese in PATTERNS]
+_COMPILED = [(_compile(english), chinese) for english, chinese in PATTERNS + REFUSALS]
 
 
 #: Option values as the setup screen names them.
@@ -192,6 +202,7 @@ def say(message: str, language: str) -> str:
     for regex, chinese in _COMPILED:
         found = regex.match(message)
         if found:
-            return chinese.format(**{k: say(v, language) if k == "b" else v
+            # {b} (a basket) and {m} (a message) are words themselves; the rest stays as it is.
+            return chinese.format(**{k: say(v, language) if k in ("b", "m") else v
                                      for k, v in found.groupdict().items()})
     return message

@@ -91,11 +91,23 @@ class ResultsScreen(Screen):
         """Print the slip or export to USB, through the table's services; say how it went."""
         from kivy.app import App
 
-        services = getattr(App.get_running_app(), "services", None)
-        if services is None:
-            self.ids.status.text = text("no_devices", self.language)
-            return
-        self.ids.status.text = getattr(services, what)()
+        app = App.get_running_app()
+        services = getattr(app, "services", None)
+        said = text("no_devices", self.language) if services is None else getattr(services, what)()
+        self.ids.status.text = said
+        if app is not None and app.root.current != self.name:
+            self._notice(what, said)   # asked from another screen (the menu, a long press)
+
+    def _notice(self, what: str, said: str) -> None:
+        from kivy.app import App
+        from kivy.uix.popup import Popup
+
+        font = App.get_running_app().font_name
+        self.notice = Popup(title=text(what, self.language), title_font=font,
+                            content=Label(text=said, font_name=font, font_size="18sp",
+                                          text_size=(400, None), halign="center"),
+                            size_hint=(0.7, 0.45))
+        self.notice.open()
 
     def ask_shutdown(self) -> None:
         """Switch the Pi off safely, after asking (the journal is closed first)."""

@@ -14,8 +14,9 @@ from typing import Any
 SIZES = ((800, 480), (1280, 800))
 
 
-def demo_desk(rules: str = "acquire", seed: int = 4, actions: int = 60) -> Any:
-    """An assistant some way into a bot game, with a placement proposed."""
+def demo_desk(rules: str = "acquire", seed: int = 4, actions: int = 60, until: str = "") -> Any:
+    """An assistant some way into a bot game, with a placement proposed (or, ``until`` a
+    kind of decision, at the next such decision after those actions)."""
     from tabletop.assistant import Assistant, UnjournaledTable
     from tabletop.bot import Bot
     from tabletop.engine import Game
@@ -29,18 +30,26 @@ def demo_desk(rules: str = "acquire", seed: int = 4, actions: int = 60) -> Any:
         if assistant.game.pending is None:
             break
         bot.act()
+    if until:
+        while assistant.game.pending is not None and assistant.game.pending.kind != until:
+            bot.act()
+        if until == "dispose":      # a holder part way through the steppers
+            assistant.set_disposal(sell=1, trade=2)
+        return assistant
     tile = bot.tile()
     if tile is not None:
         assistant.tile_seen(tile)
     return assistant
 
 
-#: (screen, rule set, actions the bots play first): mid-game tables of each board, the
-#: history of one, and the results of a finished game.
-SHOTS = (("table", "acquire", 60), ("table", "megacquire-gold", 90),
-         ("table", "acquisitions", 70), ("history", "acquire", 60),
-         ("results", "acquire", 10_000), ("setup", "megacquire-gold", 0),
-         ("calibration", "acquire", 0))
+#: (name, screen, rule set, actions the bots play first, then until what): mid-game tables
+#: of each board, a merger's holder disposing, the history of one, and the results of a
+#: finished game.
+SHOTS = (("table", "table", "acquire", 60, ""), ("table", "table", "megacquire-gold", 90, ""),
+         ("table", "table", "acquisitions", 70, ""), ("merger", "table", "acquire", 100, "dispose"),
+         ("history", "history", "acquire", 60, ""), ("results", "results", "acquire", 10_000, ""),
+         ("setup", "setup", "megacquire-gold", 0, ""),
+         ("calibration", "calibration", "acquire", 0, ""))
 
 
 def take(out: str | Path) -> list[Path]:
@@ -55,8 +64,8 @@ def take(out: str | Path) -> list[Path]:
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     written = []
-    for screen, rules, actions in SHOTS:
-        app = TableApp(desk=demo_desk(rules, actions=actions))
+    for name, screen, rules, actions, until in SHOTS:
+        app = TableApp(desk=demo_desk(rules, actions=actions, until=until))
         app._run_prepare()
         app.setup.rules = rules
         if screen == "calibration":
@@ -69,7 +78,7 @@ def take(out: str | Path) -> list[Path]:
                     app.show(screen)
                     for _ in range(3):
                         EventLoop.idle()
-                    path = folder / f"{screen}-{rules}-{language}-{width}x{height}.png"
+                    path = folder / f"{name}-{rules}-{language}-{width}x{height}.png"
                     app.root.export_to_png(str(path))
                     written.append(path)
         finally:

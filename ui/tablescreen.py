@@ -12,6 +12,7 @@ from typing import Any
 
 from kivy.app import App
 from kivy.lang import Builder
+from kivy.metrics import dp
 from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
@@ -45,6 +46,11 @@ class TableScreen(Screen):
             self.desk.press(button)
         self.refresh()
 
+    def open_menu(self) -> None:
+        from ui.menu import open_menu
+
+        self.menu = open_menu(App.get_running_app())
+
     def cell_tapped(self, label: str) -> None:
         """A tile the camera missed or misread, entered by hand."""
         if self.desk is not None:
@@ -62,6 +68,7 @@ class TableScreen(Screen):
             text(key, language) for key in ("undo", "next", "confirm"))
         ids.language.text = text("language", language)
         ids.history.text = text("history", language)
+        ids.menu.text = text("menu", language)
         ids.hints.text = text("long_presses", language)
         self.fault = bool(prompt.banner or self.device)
         ids.banner.text = "  " + (say(prompt.banner, language) if prompt.banner else
@@ -95,6 +102,7 @@ class TableScreen(Screen):
                               paid=", ".join(f"{e['player']} {game.rules.money(e['amount'])}"
                                              for e in self._payout)))
         ids.message.text = "\n".join(notes)
+        self._tools(game, prompt)
         if game is not None:
             self._board(game, prompt)
             # The game's own disclosure option rules; the screen's may only show less.
@@ -120,7 +128,29 @@ class TableScreen(Screen):
         if "cost" in figures:
             line = text("buy_figures", language, **shown)
             return line + (f"; {text('traded_in', language, **shown)}" if figures["raised"] else "")
-        return text("dispose_figures", language, **shown)
+        game = desk.game
+        return text("dispose_figures", language, survivor=game.rules.chains[game.merger.survivor].name,
+                    **shown)
+
+    def _tools(self, game: Any, prompt: Any) -> None:
+        """While a holder disposes: steppers to sell and trade, and what is kept, shown live."""
+        tools, language = self.ids.tools, self.language
+        tools.clear_widgets()
+        figures = getattr(self.desk, "figures", None) \
+            if prompt.kind == "dispose" and hasattr(self.desk, "set_disposal") else None
+        if not figures:
+            tools.height = 0
+            return
+        tools.height = dp(40)
+        sell, trade = figures["sell"], figures["trade"]
+        tools.add_widget(self._cell(text("sell", language), width=0.14))
+        tools.add_widget(self._steps(sell, lambda n: self.desk.set_disposal(n, trade), 1, 0.3))
+        if "trade" in game.rules.disposal:
+            tools.add_widget(self._cell(text("trade", language), width=0.14))
+            tools.add_widget(self._steps(trade, lambda n: self.desk.set_disposal(sell, n),
+                                         game.rules.trade_ratio or 1, 0.3))
+        tools.add_widget(self._cell(text("keep", language, count=str(figures["keep"])),
+                                    width=0.2))
 
     def _board(self, game: Any, prompt: Any) -> None:
         board = self.ids.board
@@ -134,24 +164,25 @@ class TableScreen(Screen):
         board.last = game.geometry.parse(placed[-1].tile) if placed else -1
 
     def _chains(self, game: Any, shown: dict) -> None:
-        grid, language = self.ids.chains, self.language
+        heads, grid, language = self.ids.chain_heads, self.ids.chains, self.language
+        heads.clear_widgets()
         grid.clear_widgets()
         with_bank = any("bank_shares" in c for c in shown["chains"].values())
-        heads = ["chain", "size", "price", "bonuses", "bank" if with_bank else "safe"]
-        widths = (0.29, 0.1, 0.17, 0.34, 0.1)
-        grid.cols = 5
-        for key, width in zip(heads, widths):
-            grid.add_widget(self._cell(text(key, language), theme.DIM, width))
+        buying = self.desk.prompt.kind == "buy" and hasattr(self.desk, "set_purchase")
+        trading = buying and self._trading(game)
+        # While a purchase needs shares traded in, their steppers take the bonuses' place.
+        columns = [("chain", 0.26), ("size", 0.11), ("price", 0.15),
+                   ("trade_head" if trading else "bonuses", 0.31),
+                   ("bank" if with_bank else "safe", 0.11)] + ([("buy_head", 0.28)] if buying else [])
+        heads.cols = grid.cols = len(columns)
+        for key, width in columns:
+            heads.add_widget(self._cell(text(key, language), theme.DIM, width, "12sp"))
         if not shown["chains"]:
-            grid.add_widget(self._cell(text("no_chains", language), theme.DIM, widths[0]))
-            for width in widths[1:]:
+            grid.add_widget(self._cell(text("no_chains", language), theme.DIM, columns[0][1]))
+            for _, width in columns[1:]:
                 grid.add_widget(self._cell("", width=width))
             return
-        money = game.rules.money
-        buying = self.desk.prompt.kind == "buy" and hasattr(self.desk, "set_purchase")
-        grid.cols = 6 if buying else 5
-        if buying:
-            grid.add_widget(self._cell(text("buy_head", language), theme.DIM, 0.3))
+        money, desk = game.rules.money, self.desk
         for name, chain in shown["chains"].items():
             index = game.rules.chain_index(name)
             # Safe chains are marked by an asterisk as well as the word, for narrow screens.
@@ -161,10 +192,29 @@ class TableScreen(Screen):
                    (" / ".join(money(b) for b in chain["bonuses"][:2]), theme.TEXT),
                    (str(chain.get("bank_shares", "")) if with_bank else
                     (text("safe", language) if chain["safe"] else ""), theme.TEXT)]
-            for (words, colour), width in zip(row, widths):
-                grid.add_widget(self._cell(words, colour, width))
+            for column, ((words, colour), (_, width)) in enumerate(zip(row, columns)):
+                if column == 3 and trading:
+                    grid.add_widget(self._trade_stepper(game, index, width))
+                else:
+                    grid.add_widget(self._cell(words, colour, width))
             if buying:
-                grid.add_widget(self._stepper(index))
+                bought = list(desk.basket).count(index) - list(desk.traded).count(index)
+                grid.add_widget(self._steps(bought, lambda n, c=index: desk.set_purchase(c, n)))
+
+    def _trading(self, game: Any) -> bool:
+        """Whether shares may be traded in now: the rules allow it and the cash falls short."""
+        figures = getattr(self.desk, "figures", None)
+        return bool(game.rules.trade_to_buy and hasattr(self.desk, "set_trade_in") and figures
+                    and (figures["cost"] > figures["cash"] or figures["raised"]))
+
+    def _trade_stepper(self, game: Any, chain: int, width: float) -> Any:
+        """The acting player's own shares of ``chain`` to trade in (shown only while they buy)."""
+        desk = self.desk
+        if not game.holdings[game.pending.player][chain] or chain in \
+                desk.basket[: len(desk.basket) - len(desk.traded)]:
+            return self._cell("", width=width)
+        return self._steps(list(desk.traded).count(chain),
+                           lambda n: desk.set_trade_in(chain, n), 1, width)
 
     def _players(self, shown: dict, money: Any) -> None:
         grid, language = self.ids.players, self.language
@@ -182,23 +232,22 @@ class TableScreen(Screen):
                 ", ".join(f"{n} {c}" for c, n in shares.items()) if shares is not None
                 else hidden, theme.TEXT if shares is not None else theme.DIM, 0.58))
 
-    def _stepper(self, chain: int) -> BoxLayout:
-        """− count + for one chain's shares in the purchase being put together."""
-        count = list(getattr(self.desk, "basket", ())).count(chain)
+    def _steps(self, count: int, setter: Any, step: int = 1, width: float = 0.3) -> BoxLayout:
+        """− count + : ``setter`` is called with the new count (the desk keeps it within bounds)."""
         app = App.get_running_app()
         font = app.font_name if app else "Roboto"
-        box = BoxLayout(size_hint_x=0.3, spacing=2)
-        for label, step in (("-", -1), (str(count), 0), ("+", 1)):
-            if step == 0:
+        box = BoxLayout(size_hint_x=width, spacing=2)
+        for label, change in (("-", -step), (str(count), 0), ("+", step)):
+            if change == 0:
                 box.add_widget(Label(text=label, font_size="15sp", bold=True, font_name=font))
                 continue
             button = Button(text=label, font_size="18sp", font_name=font)
-            button.bind(on_release=lambda _, s=step: self.step_purchase(chain, count + s))
+            button.bind(on_release=lambda _, n=count + change: self.step(setter, n))
             box.add_widget(button)
         return box
 
-    def step_purchase(self, chain: int, count: int) -> None:
-        self.desk.set_purchase(chain, count)
+    def step(self, setter: Any, count: int) -> None:
+        setter(count)
         self.refresh()
 
     def _peek_button(self, name: str) -> Button:
@@ -213,9 +262,10 @@ class TableScreen(Screen):
         self._peek = name
         self.refresh()
 
-    def _cell(self, words: str, colour: tuple = theme.TEXT, width: float = 1.0) -> Label:
+    def _cell(self, words: str, colour: tuple = theme.TEXT, width: float = 1.0,
+              size: str = "14sp") -> Label:
         app = App.get_running_app()
-        label = Label(text=words, markup=True, color=colour, font_size="14sp",
+        label = Label(text=words, markup=True, color=colour, font_size=size,
                       font_name=app.font_name if app else "Roboto", halign="left",
                       valign="middle", shorten=True, shorten_from="right", size_hint_x=width)
         label.bind(size=lambda widget, size: setattr(widget, "text_size", size))

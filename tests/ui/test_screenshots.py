@@ -17,7 +17,8 @@ def test_screenshots_are_written_at_both_sizes_in_both_languages(tmp_path):
                             env=dict(os.environ))
     assert result.returncode == 0, result.stderr[-2000:]
     written = sorted(p.name for p in tmp_path.glob("*.png"))
-    assert len(written) == 28 and "table-acquire-zh-TW-800x480.png" in written
+    assert len(written) == 32 and "table-acquire-zh-TW-800x480.png" in written
+    assert "merger-acquire-zh-TW-800x480.png" in written
     assert "setup-megacquire-gold-zh-TW-800x480.png" in written
     assert "calibration-acquire-en-800x480.png" in written
     assert "history-acquire-en-1280x800.png" in written

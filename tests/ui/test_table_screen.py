@@ -8,6 +8,7 @@ import json
 import pytest
 
 from tabletop.assistant import Assistant
+from tabletop.errors import JournalError
 from tabletop.journal import Journal
 
 from conftest import frames, settle, tap, tap_at, texts
@@ -99,8 +100,17 @@ def test_the_hidden_level_never_shows_a_players_cash_or_holdings(run_app, table)
         assistant.press("confirm")
     app = run_app(TableApp(desk=assistant, disclosure="hidden"))
     frames()
-    # Cy buying sees Cy's own figures, only while Cy acts.
+    # Cy buying sees Cy's own figures, only while Cy acts; the bank's shares stay hidden too.
     assert app.table.ids.figures.text.startswith("cash $6,000")
+    buying = texts(app.root)
+    tower = table.game.rules.chain_index("Tower")
+    assert "Buy" in buying and "Bank" not in buying
+    assert str(table.game.bank[tower]) not in buying and "$6,000" not in "".join(
+        t for t in buying if t != app.table.ids.figures.text)
+    app.table.disclosure = "bank"                                 # a level that shows them
+    app.table.refresh()
+    assert "Bank" in texts(app.root) and str(table.game.bank[tower]) in texts(app.root)
+    app.table.disclosure = "hidden"
     assistant.press("confirm")                                    # buy nothing: Ann to place
     app.update()
     frames()
@@ -146,6 +156,7 @@ def test_chinese_text_has_every_glyph(run_app, table):
     from kivy.core.text import Label as CoreLabel
     from ui import theme
     from ui.i18n import PATTERNS, TEXTS
+    from ui.refusals import REFUSALS
 
     font = theme.font_path()
     assert font is not None, "no font with Traditional Chinese: apt-get install fonts-noto-cjk"
@@ -157,7 +168,7 @@ def test_chinese_text_has_every_glyph(run_app, table):
 
     missing = pixels("\U0010fffd")
     chars = {c for entry in TEXTS.values() for c in entry["zh-TW"]} | \
-        {c for _, chinese in PATTERNS for c in chinese}
+        {c for _, chinese in PATTERNS + REFUSALS for c in chinese}
     chars = {c for c in chars if ord(c) > 0x2e80}
     assert len(chars) > 50
     assert [c for c in sorted(chars) if np.array_equal(pixels(c), missing)] == []
@@ -320,15 +331,33 @@ def test_a_merger_with_two_holders_disposing_by_touches(run_app, tmp_path):
             tap(screen.ids[button])
 
         figures = assistant.figures
-        assert screen.ids.figures.text.startswith(f"holds 2, may trade {figures['trade_cap']}")
+        assert screen.ids.figures.text.endswith(f"holds 2, may trade {figures['trade_cap']}")
         choose(app, "sell all (sell 2, trade 0)", by_touch)
         assert screen.ids.title.text.startswith("Bob: your ")
         assert "bonuses: Ann $" in screen.ids.message.text   # still, for the next holder
-        choose(app, "trade the most, sell the rest (sell 0, trade 2)", by_touch)
+        # Bob trades his two with the steppers: the result is shown as he steps.
+        tap(disposal_steppers(screen)[1]["+"])
+        sell, trade = disposal_steppers(screen)
+        assert trade["count"].text == "2"                   # two for one: a step is two shares
+        assert sell["count"].text == "0"
+        assert screen.ids.chosen.text.startswith("sell 0, trade 2, keep 0")
+        assert screen.ids.figures.text.startswith("gets 1 Tower, cash after ")
+        tap(trade["+"])                                     # no more than he holds
+        assert disposal_steppers(screen)[1]["count"].text == "2"
+        tap(screen.ids.confirm)
+        assert screen.ids.title.text.startswith("Cy: your ")
+        assert disposal_steppers(screen)[1]["count"].text == "0"   # Cy starts afresh
         choose(app, "keep all (sell 0, trade 0)", by_touch)
+        assert screen.ids.tools.height == 0                 # the steppers go with the merger
         assert screen.ids.title.text.startswith("Ann: buy shares")
         expected = replay(lines[: merge + 4]).game
         assert state_json(table.game) == state_json(expected)
+
+
+def disposal_steppers(screen):
+    """The disposal row's steppers: ({"-", "count", "+"} for selling, the same for trading)."""
+    boxes = [w for w in reversed(screen.ids.tools.children) if w.__class__.__name__ == "BoxLayout"]
+    return [dict(zip(("+", "count", "-"), box.children)) for box in boxes]
 
 
 def test_setup_seats_the_players_typed_in_with_the_options_chosen(run_app):
@@ -404,6 +433,54 @@ def test_every_screen_fits_800x480_and_has_every_glyph(run_app, tmp_path, langua
                         assert widget.texture_size[0] <= widget.width + 1, (name, widget.text)
                     chars |= {c for c in widget.text if ord(c) > 127}
             assert [c for c in sorted(chars) if np.array_equal(pixels(c), missing)] == [], name
+            assert outside_the_window(app.root.current_screen) == [], name
+
+
+def outside_the_window(root):
+    """Widgets drawn (partly) off the screen; what a ScrollView holds may scroll, and is not."""
+    from kivy.core.window import Window
+    from kivy.uix.scrollview import ScrollView
+
+    scrolled = {id(w) for view in root.walk() if isinstance(view, ScrollView)
+                for w in view.walk() if w is not view}
+    off = []
+    for widget in root.walk():
+        if id(widget) in scrolled or widget.width <= 1 or widget.height <= 1:
+            continue
+        x, y = widget.to_window(widget.x, widget.y)
+        if x < -1 or y < -1 or x + widget.width > Window.width + 1 or \
+                y + widget.height > Window.height + 1:
+            off.append((type(widget).__name__, getattr(widget, "text", ""), (x, y)))
+    return off
+
+
+@pytest.mark.parametrize("rules, seed, chains", [("acquire", 4, 7), ("megacquire-gold", 1, 12),
+                                                 ("acquisitions", 1, 7)])
+def test_a_crowded_table_fits_the_screen_with_every_chain_in_reach(run_app, rules, seed, chains):
+    """Many chains on the board (MEGAcquire's fourteen): nothing is drawn off the screen,
+    and the chain table scrolls to the last of them."""
+    from tabletop.assistant import UnjournaledTable
+    from tabletop.bot import Bot
+    from tabletop.engine import Game
+    from ui.app import TableApp
+
+    desk = Assistant(UnjournaledTable(Game(rules, ["Ann", "Bob", "Cy", "Dee"], seed=seed)))
+    bot = Bot(desk, seed=seed)
+    while sum(1 for size in desk.game.board.sizes if size) < chains:
+        bot.act()
+    for language in ("en", "zh-TW"):
+        app = run_app(TableApp(desk=desk, language=language))
+        frames(3)
+        assert outside_the_window(app.root) == []
+        names = [t for t in texts(app.table.ids.chains) if t in
+                 {chain.name for chain in desk.game.rules.chains}]
+        assert len(names) == chains
+        app.table.ids.chain_rows.scroll_y = 0              # scrolled to the end
+        frames(2)
+        last = [w for w in app.table.ids.chains.children if getattr(w, "text", "") ==
+                f"[b]{names[-1]}[/b]"][0]
+        view = app.table.ids.chain_rows
+        assert view.y - 1 <= last.to_window(*last.pos)[1] <= view.top
 
 
 def test_a_player_holding_their_name_sees_their_own_figures_only_while_holding(run_app, tmp_path):
@@ -576,3 +653,92 @@ def test_a_purchase_put_together_with_the_steppers_and_confirmed(run_app, table)
     assert table.game.holdings[2][tower] == 3 and table.game.cash[2] == 6000 - 400
     assert json.loads(table.lines[-1])["shares"] == {"Tower": 2}
     assert app.table.ids.chains.cols == 5                   # no steppers on Ann's placement
+
+
+def test_shares_traded_in_with_steppers_pay_for_a_purchase(run_app, tmp_path):
+    """MEGAcquire: Ann has 4M and holds 13 Regal (5M); she buys 3 Solon (10M) by trading in 6."""
+    import sys
+    from pathlib import Path
+
+    from tabletop import parse_action
+
+    sys.path.insert(0, str(Path(__file__).parents[1]))
+    from test_trade import position
+    from ui.app import TableApp
+
+    lines = position().lines
+    with Journal.open(tmp_path / "journal.db") as journal:
+        table = journal.start(json.loads(lines[0]))
+        for line in lines[1:]:
+            table.push(parse_action(json.loads(line)))
+        app = run_app(TableApp(desk=Assistant(table)))
+        frames(2)
+        game, screen = table.game, app.table
+        rows = screen.ids.chains
+
+        def row(name):
+            cells = list(reversed(rows.children))
+            at = next(i for i, w in enumerate(cells) if getattr(w, "text", "") == f"[b]{name}[/b]")
+            return cells[at: at + rows.cols]
+
+        def steps(cell):
+            return dict(zip(("+", "count", "-"), cell.children))
+
+        assert "Trade in" not in texts(screen.ids.chain_heads)      # 4M pays for nothing yet
+        for _ in range(3):
+            tap(steps(row("Solon")[-1])["+"])
+        # 30M wanted, 4M in hand: her own shares to trade in, in place of the bonuses.
+        assert "Trade in" in texts(screen.ids.chain_heads)
+        assert row("Solon")[3].text == ""                     # not the chain she buys
+        for _ in range(7):
+            tap(steps(row("Regal")[3])["+"])
+        assert steps(row("Regal")[3])["count"].text == "7"
+        tap(steps(row("Regal")[3])["-"])
+        assert screen.ids.figures.text == \
+            "cash 4M, these cost 30M, left 4M; 3 of 6 shares; traded in 30M"
+        tap(screen.ids.confirm)
+        regal, solon = game.rules.chain_index("Regal"), game.rules.chain_index("Solon")
+        assert game.cash[0] == 4 and game.holdings[0][regal] == 7 and game.holdings[0][solon] == 10
+        assert json.loads(table.lines[-1])["trade_in"] == {"Regal": 6}
+
+
+def test_the_menu_switches_the_pi_off_after_asking_with_the_game_saved(run_app, tmp_path):
+    import sys
+
+    from tabletop.config import load_config
+    from tabletop.runner import Runner
+    from ui.app import TableApp
+
+    path = tmp_path / "config.toml"
+    path.write_text(f'[table]\nplayers = ["Ann", "Bob"]\n[camera]\nsource = "sim:acquire,seed=3"\n'
+                    f'[controls]\nkind = "mock"\n[paths]\ndata = "{tmp_path / "data"}"\n')
+    runner = Runner(load_config(path, environ={}), out=lambda line: None)
+    off = tmp_path / "powered-off"
+    # The stand-in for power-off notes whether the journal could still be written to.
+    runner.power_off = [sys.executable, "-c", f"import pathlib; pathlib.Path({str(off)!r}).touch()"]
+    journal = runner.journal
+    try:
+        app = run_app(TableApp(loop=runner.loop, controls=runner.controls, services=runner))
+        tap(app.table.ids.menu)
+        settle()
+        entries = {w.text: w for w in app.table.menu.walk() if w.__class__.__name__ == "Button"}
+        assert set(entries) == {"History", "Calibrate camera", "Switch off", "Back"}
+        tap(entries["Switch off"])
+        settle()
+        popup = app.results.popup
+        buttons = {w.text: w for w in popup.walk() if w.__class__.__name__ == "Button"}
+        tap(buttons["No"])
+        settle()
+        assert not off.exists()
+        app.long_press("confirm")                          # the held CONFIRM asks the same
+        settle()
+        buttons = {w.text: w for w in app.results.popup.walk() if w.__class__.__name__ == "Button"}
+        tap(buttons["Switch off"])
+        settle()
+        assert off.exists()
+        assert app.results.notice.content.text == "the game is saved; switching off"
+        with pytest.raises(JournalError, match="closed"):
+            journal.games()                                 # closed before the power went
+    finally:
+        if not off.exists():
+            runner.close()
