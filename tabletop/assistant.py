@@ -168,6 +168,10 @@ class Assistant:
             self._propose(act.Market(tile=label))
         elif kind in ("place", "closing") and self._proposal is None:
             self._placed(label)
+        elif isinstance(self._proposal, (act.Place, act.Dead, act.Market)):
+            self._flag(label, "placed out of turn",
+                       f"{label} was placed while {self._proposal.tile} waits for CONFIRM or "
+                       f"UNDO: take it off")
         else:
             asked = self.prompt.title.split(": ", 1)[-1]
             self._flag(label, "placed out of turn",

@@ -136,6 +136,10 @@ PATTERNS: list[tuple[str, str]] = [
     ("end by agreement of all players", "全體同意結束"),
     ("no more closing tiles: score the game", "收尾完成：結算"),
     ("buy nothing", "不買"),
+    ("{b}, trading in {x}", "{b}，交換 {x}"),
+    ("the market gets the shares of {t}", "股市取得 {t} 的股票"),
+    ("{t} is dead (it would merge two safe chains): reveal it, draw another",
+     "{t} 是死磚（會合併兩家安全公司）：亮出並另抽一張"),
     ("nothing", "無"),
     ("buy {b}", "買 {b}"),
     ("+1 {c} ({n})", "+1 {c}（{n}）"),
@@ -163,7 +167,8 @@ def _compile(pattern: str) -> re.Pattern[str]:
     return re.compile(f"^{regex}$")
 
 
-_COMPILED = [(_compile(english), chinese) for english, chinese in PATTERNS + REFUSALS]
+# Refusals first: they wrap whole messages and say more than the short prompts do.
+_COMPILED = [(_compile(english), chinese) for english, chinese in REFUSALS + PATTERNS]
 
 
 #: Option values as the setup screen names them.

@@ -1,0 +1,253 @@
+"""What the engine and the assistant say when they refuse something, in Traditional Chinese.
+
+The same shape as :data:`ui.i18n.PATTERNS`: ``(English pattern, Chinese)``,
+with ``{x}`` standing for names, tiles and figures kept as they are; a
+placeholder named ``{m}`` holds a whole message, itself translated.
+
+Patterns match whole messages and the first that matches wins, so the
+messages around another message (``camera: {m}``) come first: "{t} is already
+on the board" would otherwise take "camera: 5C is already on the board" whole.
+Then a longer message comes before a shorter one it begins or ends like. None
+takes a message of :data:`ui.i18n.PATTERNS`, so the two lists may be tried in
+either order. A pattern may not name a placeholder twice: the second gets a
+name of its own.
+
+>>> from ui.i18n import say
+>>> say("5C: that cell already holds a tile. Take it off the board.", "zh-TW")
+'5C：這一格已經有地磚了。請把它從盤面拿走。'
+>>> say("camera: a tile moved from 5C to 6C: not committed", "zh-TW")
+'攝影機：有地磚從 5C 移到 6C：未採計'
+>>> say("the bank has only 2 Tower shares", "zh-TW")
+'銀行只剩 2 股 Tower'
+"""
+
+from __future__ import annotations
+
+REFUSALS: list[tuple[str, str]] = [
+    # --- Around another message ({m}, itself translated): before all the rest -----------------
+    # tabletop/assistant.py, tabletop/seating.py
+    ("camera off ({m}): tap each tile's cell to enter it",
+     "攝影機已關閉（{m}）：請點選每張地磚所在的格子來輸入"),
+    ("camera off ({m}): tap each drawn tile's cell", "攝影機已關閉（{m}）：請點選每張抽出的地磚所在的格子"),
+    ("camera: {m}", "攝影機：{m}"),
+    ("{t} was placed while {u} waits for CONFIRM or UNDO: take it off",
+     "{t} 放得不是時候，{u} 還在等確認或復原：請先把它拿走"),
+    ("{t} was placed while the table is asked to {m}: take it off, finish this first",
+     "{t} 放得不是時候，牌桌正在等：{m}。請先把它拿走，完成這一步"),
+    ("{m}; take the tiles off and draw again", "{m}；請把地磚拿走，重新抽"),
+    # hardware/camera/base.py: a camera fault ({m}: one of the camera's reasons below)
+    ("camera {s} {m}; retrying", "攝影機 {s} {m}；正在重試"),
+    # tabletop/engine.py: an action out of its time ({m}: what the game waits for, below)
+    ("place is not possible now: {m}", "現在不能放地磚：{m}"),
+    ("no_tile is not possible now: {m}", "現在不能宣告沒有可放的地磚：{m}"),
+    ("found is not possible now: {m}", "現在不能成立公司：{m}"),
+    ("survivor is not possible now: {m}", "現在不能選擇存續公司：{m}"),
+    ("next_defunct is not possible now: {m}", "現在不能選擇下一個被併公司：{m}"),
+    ("market is not possible now: {m}", "現在不能為股市抽地磚：{m}"),
+    ("dispose is not possible now: {m}", "現在不能處理被併公司的股票：{m}"),
+    ("buy is not possible now: {m}", "現在不能買股票：{m}"),
+    ("{k} is not possible now: {m}", "現在不能 {k}：{m}"),     # an action not named above
+    ("it is not {p}'s move: {m}", "現在不是 {p} 的回合：{m}"),
+    # tabletop/journal.py: a record that no longer replays ({m}: the engine's refusal)
+    ("game {g}: record {n} does not replay with this version of tabletop: {m}",
+     "第 {g} 局：第 {n} 筆紀錄無法用這個版本的程式重播：{m}"),
+
+    # --- tabletop/assistant.py: a tile the assistant refuses or flags, and its other notes ------
+    ("{t}: that cell already holds a tile. Take it off the board.",
+     "{t}：這一格已經有地磚了。請把它從盤面拿走。"),
+    ("{t}: it would found a chain, and every chain is on the board. Take it off the board.",
+     "{t}：它會成立新公司，但所有公司都已在盤面上。請把它從盤面拿走。"),
+    ("{t} is back on the board", "{t} 又回到盤面上了"),
+    ("{t} is out of the game: take it off and draw another", "{t} 已出局：請把它拿走，再抽一張"),
+    ("{t} goes back in the bag: take it off", "{t} 要放回袋子裡：請把它拿走"),
+    ("{t} cannot be placed (it would merge two safe chains): take it off",
+     "{t} 不能放（它會合併兩家安全公司）：請把它拿走"),
+    ("the game is over: no more tiles", "遊戲已結束：不再放地磚"),
+    ("nothing to confirm yet: place a tile, or NEXT for other choices",
+     "還沒有可以確認的事：請放一張地磚，或按「下一個」看其他選擇"),
+    ("undo ({n} action)", "復原（{n} 個動作）"),
+    ("undo ({n} actions)", "復原（{n} 個動作）"),
+    ("undo", "復原"),
+    # What the table is asked, as "... while the table is asked to {m}" quotes it (a title
+    # without its player; the titles with nothing to cut are in PATTERNS).
+    ("place a tile", "放一張地磚"),
+    ("place a closing tile", "放收尾地磚"),
+    ("buy shares (so far {b})", "買股票（目前：{b}）"),
+    ("which chain to found?", "選擇要成立的公司"),
+    ("which chain to keep as the survivor?", "選擇存續公司"),
+    ("which chain to dispose of next?", "選擇下一個要處理的公司"),
+    ("your {c} shares", "處理 {c} 股票"),
+    ("draw a tile for the stock market and place it", "為股市抽一張地磚並放上"),
+    ("the market draws {t}", "股市抽到 {t}"),
+
+    # --- tabletop/seating.py: the turn-order draw ------------------------------------------------
+    ("{p} drew the tile closest to {t}: {q} starts", "{p} 抽到最接近 {t} 的地磚：由 {q} 先開始"),
+    ("{p} starts", "由 {p} 先開始"),
+    ("Each player draws a tile and places it: {n} of {k} seen",
+     "每位玩家抽一張地磚放上盤面：已看到 {n}/{k} 張"),
+    ("waiting for the turn-order tiles", "等待決定順序的地磚"),
+    ("Who drew {t}?", "誰抽到 {t}？"),
+    ("{n} tiles for {k} players: take the extra ones off", "{n} 張地磚、{k} 位玩家：請拿走多出來的地磚"),
+
+    # --- hardware/camera, tabletop/simcamera.py: a camera's reason (in "camera {s} {m}; retrying")
+    ("unplugged", "已拔除"),
+    ("unplugged (no device)", "已拔除（沒有裝置）"),
+    ("gives no frames", "沒有傳來畫面"),
+    ("cannot be opened (unplugged?)", "無法開啟（是否已拔除？）"),
+    ("cannot be opened (no such file {f})", "無法開啟（找不到檔案 {f}）"),
+    ("cannot be opened (unreadable video {f})", "無法開啟（無法讀取影片 {f}）"),
+    ("cannot be opened (no such folder {f})", "無法開啟（找不到資料夾 {f}）"),
+    ("is unavailable: picamera2 is not installed (it needs a Raspberry Pi with libcamera)",
+     "無法使用：未安裝 picamera2（需要裝有 libcamera 的樹莓派）"),
+    ("cannot be built: {e}", "無法建立：{e}"),
+    ("gives {d} frames, not uint8", "傳來 {d} 格式的畫面，不是 uint8"),
+    ("gives frames of shape {d}, not a picture", "傳來的畫面形狀為 {d}，不是一張圖片"),
+    ("failed ({e})", "發生故障（{e}）"),
+
+    # --- calibration/tracker.py: what the camera will not commit (in "camera: {m}") -------------
+    ("cannot tell whether {c} holds a tile: check the light, or enter it by hand",
+     "無法判斷 {c} 上有沒有地磚：請檢查光線，或手動輸入"),
+    ("cannot tell whether {c} hold a tile: check the light, or enter it by hand",
+     "無法判斷 {c} 上有沒有地磚：請檢查光線，或手動輸入"),
+    ("{n} cells changed at once ({a} new, {g} gone): not a placement "
+     "(did the light change or the board move?)",
+     "{n} 個格子同時改變（新增 {a} 個、消失 {g} 個）：這不是放地磚（是光線變了，還是盤面移動了？）"),
+    ("a tile moved from {x} to {y}: not committed", "有地磚從 {x} 移到 {y}：未採計"),
+    ("{n} new tiles at once ({c}) and tile gone from {d}: not committed; place one tile at a time",
+     "同時出現 {n} 張新地磚（{c}），{d} 的地磚也不見了：未採計；請一次只放一張"),
+    ("{n} new tiles at once ({c}) and tiles gone from {d}: not committed; place one tile at a time",
+     "同時出現 {n} 張新地磚（{c}），{d} 的地磚也不見了：未採計；請一次只放一張"),
+    ("{n} new tiles at once ({c}): not committed; place one tile at a time",
+     "同時出現 {n} 張新地磚（{c}）：未採計；請一次只放一張"),
+    ("tile gone from {c}: not committed; put it back, or undo its placement",
+     "{c} 的地磚不見了：未採計；請放回去，或復原那次放置"),
+    ("tiles gone from {c}: not committed; put it back, or undo its placement",
+     "{c} 的地磚不見了：未採計；請放回去，或復原那些放置"),
+
+    # --- tabletop/engine.py: setting up (also the turn-order draw's tie) -------------------------
+    ("players must be a list of names in seating order", "玩家必須是依座位順序排列的名字"),
+    ("every player needs a name", "每位玩家都需要名字"),
+    ("two players have the same name", "有兩位玩家同名"),
+    ("{g} takes {lo}-{hi} players, not {n}", "{g} 需要 {lo}-{hi} 位玩家，不是 {n} 位"),
+    ("start_tiles must give exactly one tile for every player", "每位玩家必須剛好有一張起始地磚"),
+    ("two players drew the same start tile {t}", "有兩位玩家抽到同一張起始地磚 {t}"),
+    ("two players tie for first with {t}: they draw again", "兩位玩家都抽到 {t}，並列第一：他們要重抽"),
+
+    # --- tabletop/engine.py: playing --------------------------------------------------------------
+    ("{a} is not an action", "{a} 不是有效的動作"),
+    ("the game is over", "遊戲已結束"),
+    ("there is nothing to undo", "沒有可以復原的動作"),
+    ("the turn has moved on: this table undoes only the current turn "
+     "(a misplaced tile found later stays where it is)",
+     "已經換下一回合了：這張牌桌只能復原本回合（事後才發現放錯的地磚就留在原處）"),
+    # ... what the game waits for (the {m} of "... is not possible now: {m}")
+    ("{p} must place a tile (or say no_tile)", "{p} 必須放一張地磚（或宣告沒有可放的地磚）"),
+    ("{p} must name the new chain", "{p} 必須選擇要成立的公司"),
+    ("{p} must choose the surviving chain", "{p} 必須選擇存續公司"),
+    ("{p} must choose which chain is resolved next", "{p} 必須選擇下一個要處理的被併公司"),
+    ("a tile must be drawn for the stock market's {c} shares", "必須為股市的 {c} 股票抽一張地磚"),
+    ("{p} must sell, trade or keep {c} shares", "{p} 必須賣出、交換或保留 {c} 股票"),
+    ("{p} must buy shares (or buy nothing)", "{p} 必須買股票（或選擇不買）"),
+    ("the remaining tiles are being placed (any player); then end",
+     "正在放剩下的地磚（任何玩家都可以放），放完後結束遊戲"),
+    # ... a chain that may not be chosen
+    ("{c} is already on the board: choose one of {k}", "{c} 已經在盤面上了：請從 {k} 中選一家"),
+    ("{c} cannot survive: choose one of {k}", "{c} 不能存續：請從 {k} 中選一家"),
+    ("{c} cannot go next: choose one of {k}", "{c} 不能排在下一個處理：請從 {k} 中選一家"),
+    ("there is no player called {p}", "沒有名叫 {p} 的玩家"),
+    # ... a tile
+    ("{t} is already on the board", "{t} 已經在盤面上了"),
+    ("{t} was revealed as a dead tile and left the game", "{t} 已被亮出為死磚，不在遊戲中了"),
+    ("{p} does not hold {t}", "{p} 手上沒有 {t}"),
+    ("{t} would merge two safe chains: it is dead (reveal it with a dead line and draw another)",
+     "{t} 會合併兩家安全公司：它是死磚（請亮出它，再抽一張）"),
+    ("{t} would found a new chain but every chain is on the board; keep it for later",
+     "{t} 會成立新公司，但所有公司都已在盤面上；請先留著，之後再放"),
+    ("{p} has a tile to place", "{p} 還有可以放的地磚"),
+    ("{t} is not in anyone's hand", "{t} 不在任何人手上"),
+    ("{t} is not dead: it does not join two safe chains", "{t} 不是死磚：它不會連接兩家安全公司"),
+    ("{t} is not in the bag: draw a tile from the bag", "{t} 不在袋子裡：請從袋子裡抽一張地磚"),
+    # ... buying
+    ('buy: shares and trade_in map chain names to counts, e.g. {"{c}": 2}; not {x}',
+     '買股票：股票與交換的股票須寫成公司名稱對應股數，例如 {{"{c}": 2}}；不能是 {x}'),
+    ("{g} has no trade-to-buy", "{g} 不能用股票交換來買股票"),
+    ("at most {n} shares a turn, not {k}", "每回合最多買 {n} 股，不能買 {k} 股"),
+    ("{c} is not on the board: its shares have no price to trade at",
+     "{c} 不在盤面上：它的股票沒有價格，不能交換"),
+    ("{c} is not on the board", "{c} 不在盤面上"),
+    ("the bank has only {n} {c} shares: trade at most {k}", "銀行只剩 {n} 股 {c}：最多只能交換 {k} 股"),
+    ("the bank has only {n} {c} shares", "銀行只剩 {n} 股 {c}"),
+    ("{p} has {x}, the shares cost {y} (shares may be traded in: trade_in)",
+     "{p} 只有 {x}，這些股票要 {y}（可以用股票交換來付）"),
+    ("{p} has {x}, the shares cost {y}", "{p} 只有 {x}，這些股票要 {y}"),
+    ("{c} shares cannot be traded in to buy {d} shares", "不能用 {c} 股票交換來買 {d} 股票"),
+    ("{p} holds {n} {c} shares, not {k}", "{p} 只持有 {n} 股 {c}，沒有 {k} 股"),
+
+    # --- tabletop/merger.py: disposing of a defunct chain's shares -------------------------------
+    ("sell: share counts are whole numbers, 0 or more, not {x}", "賣出的股數必須是 0 或以上的整數，不能是 {x}"),
+    ("trade: share counts are whole numbers, 0 or more, not {x}", "交換的股數必須是 0 或以上的整數，不能是 {x}"),
+    ("keep: share counts are whole numbers, 0 or more, not {x}", "保留的股數必須是 0 或以上的整數，不能是 {x}"),
+    ("{c}: share counts are whole numbers, 0 or more, not {x}", "{c}：股數必須是 0 或以上的整數，不能是 {x}"),
+    ("{p} holds {n} {c} shares: sell + trade + keep must make {k}",
+     "{p} 持有 {n} 股 {c}：賣出＋交換＋保留必須等於 {k}"),
+    ("{g} has no trading in a merger: hold or sell", "{g} 合併時不能交換股票：請保留或賣出"),
+    ("every {c} share must be sold or traded", "每一股 {c} 都必須賣出或交換"),
+    ("shares are traded {r} for 1: trade a multiple of {q}", "股票以 {r} 換 1：交換的股數必須是 {q} 的倍數"),
+
+    # --- tabletop/trade.py: trading shares in to pay for a purchase ------------------------------
+    ("the shares cost {x}, more than the {y} in hand", "這些股票要 {x}，超過手上的 {y}"),
+    ("{x} in hand pays for these shares ({y}): shares may be traded in only when cash is short",
+     "手上的 {x} 就付得起這些股票（{y}）：只有現金不夠時才能用股票交換"),
+    ("{x} in hand and {y} from the traded shares do not pay for {z}",
+     "手上的 {x} 加上交換股票得到的 {y}，仍付不起 {z}"),
+    ("the change ({x}) would be worth a traded {c} share ({y}) or more: "
+     "keep that share and trade only as many as needed",
+     "找回的錢（{x}）會達到一股交換的 {c} 股票（{y}）以上：請留下那一股，只交換需要的股數"),
+
+    # --- tabletop/ending.py: ending the game -----------------------------------------------------
+    ("{t} is not among the remaining tiles", "{t} 不在剩下的地磚中"),
+    ("end: agreed must be true or false, not {x}", "宣告結束：「全體同意」必須是「是」或「否」，不能是 {x}"),
+    ("the end is already declared: send end to finish the closing placements",
+     "已經宣告結束了：要結束收尾地磚的放置，請直接選擇結束"),
+    ("{n} tiles remain to be placed before the final count", "最後結算前還有 {n} 張地磚要放"),
+    ("{n} tile remains to be placed before the final count", "最後結算前還有 {n} 張地磚要放"),
+    ("only {p}, whose turn it is, may end the game", "只有輪到的玩家 {p} 可以宣告遊戲結束"),
+    ("the end is already declared", "已經宣告結束了"),
+    ("this table plays without ending by agreement", "這張牌桌不採用全體同意結束"),
+    ("the end may not be declared yet: it needs a chain of {n}+ tiles or "
+     "every chain on the board safe ({k}+)",
+     "還不能宣告結束：需要有一家公司達到 {n} 塊以上，或盤面上每家公司都已安全（{k} 塊以上）"),
+    ("the end may not be declared yet: it needs every chain on the board safe ({k}+)",
+     "還不能宣告結束：需要盤面上每家公司都已安全（{k} 塊以上）"),
+
+    # --- tabletop/geometry.py, hexgrid.py: a cell or card label (a tap, a misread) --------------
+    ("{x} is not a cell of this board (labels run {r})", "{x} 不是這個盤面上的格子（格子編號為 {r}）"),
+    ("{c} may be played in any quadrant: name the hex as Q/L, e.g. 3/{d}",
+     "{c} 可以放在任一象限：請以「象限/格子」指明六角格，例如 3/{d}"),
+    ("{x} is not a card of this board (cards run A-1..{l}; a hex {e} names its card too)",
+     "{x} 不是這個盤面的牌（牌的編號為 A-1..{l}；六角格的編號 {e} 也能指明它的牌）"),
+
+    # --- tabletop/ruleset.py: a chain or an option named wrong -----------------------------------
+    ("there is no chain called {x} (chains: {k})", "沒有名叫 {x} 的公司（公司有：{k}）"),
+    ("option {o}: expected {k}, got {x}", "選項 {o}：應該是 {k}，卻是 {x}"),
+    ("option {o}: {x} is not one of {a}", "選項 {o}：{x} 不是可選的值（{a}）"),
+    ("option {o}: {x} is below {n}", "選項 {o}：{x} 小於 {n}"),
+    ("unknown option {o} for {r} (options: {a})", "{r} 沒有選項 {o}（選項有：{a}）"),
+
+    # --- tabletop/journal.py: saving an action during play ---------------------------------------
+    ("no space left on the disk for the append-only copy {f}: the action was NOT recorded; "
+     "free some space and confirm it again",
+     "磁碟已滿，無法寫入備份紀錄 {f}：這個動作「沒有」記錄下來；請清出一些空間，再確認一次"),
+    ("cannot write the append-only copy {f} ({e}): the action was NOT recorded",
+     "無法寫入備份紀錄 {f}（{e}）：這個動作「沒有」記錄下來"),
+    ("{f} is locked by another program (waited {s} s): the action was NOT recorded; "
+     "close the other program and confirm it again",
+     "{f} 被其他程式鎖住（已等候 {s} 秒）：這個動作「沒有」記錄下來；請關閉該程式，再確認一次"),
+    ("the disk holding {f} is full: the action was NOT recorded; free some space and confirm it again",
+     "存放 {f} 的磁碟已滿：這個動作「沒有」記錄下來；請清出一些空間，再確認一次"),
+    ("{f} could not save the action ({e}): it was NOT recorded",
+     "{f} 無法儲存這個動作（{e}）：「沒有」記錄下來"),
+    ("game {g} was changed by another program (it holds {n} actions, this table {k}); resume it again",
+     "第 {g} 局已被其他程式改動（紀錄有 {n} 個動作，本桌有 {k} 個）；請重新接續這一局"),
+    ("the journal is closed", "紀錄檔已關閉"),
+]
