@@ -16,7 +16,7 @@ from kivy.properties import StringProperty
 from kivy.uix.screenmanager import NoTransition, ScreenManager
 
 from ui import theme
-from ui.i18n import LANGUAGES
+from ui.i18n import LANGUAGES, say
 from ui.calibscreen import CalibrationScreen
 from ui.history import HistoryScreen
 from ui.results import ResultsScreen
@@ -119,7 +119,8 @@ class TableApp(App):
         self.table.device = printer.message if printer is not None and \
             printer.state == "fault" else ""
         if self.table.device:
-            self.results.ids.status.text = self.table.device   # where the slip is printed
+            # Where the slip is printed, too.
+            self.results.ids.status.text = say(self.table.device, self.language)
         state = (id(desk), prompt, len(game.history) if game is not None else -1,
                  self.root.current, self.language, self.table.device)
         if state == self._shown and not force:

@@ -18,7 +18,7 @@ from kivy.uix.widget import Widget
 
 from tabletop.errors import TabletopError
 from ui import theme
-from ui.i18n import text
+from ui.i18n import say, text
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
 
@@ -200,7 +200,8 @@ class CalibrationScreen(Screen):
         ids.heading.text = text("calib_tap", language, cell=corners[taps]) if taps < 4 else \
             text("calib_grid", language)
         markers = self._markers()
-        ids.status.text = self._message or text("calib_markers", language, seen=markers)
+        ids.status.text = say(self._message, language) if self._message else \
+            text("calib_markers", language, seen=markers)
 
     def _corner_labels(self) -> list[str]:
         from tabletop.ruleset import load_rules

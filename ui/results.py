@@ -15,7 +15,7 @@ from kivy.uix.widget import Widget
 
 from tabletop.progress import paid_by_chain, worth_by_turn
 from ui import theme
-from ui.i18n import text
+from ui.i18n import say, text
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
 
@@ -94,6 +94,7 @@ class ResultsScreen(Screen):
         app = App.get_running_app()
         services = getattr(app, "services", None)
         said = text("no_devices", self.language) if services is None else getattr(services, what)()
+        said = say(said, self.language)
         self.ids.status.text = said
         if app is not None and app.root.current != self.name:
             self._notice(what, said)   # asked from another screen (the menu, a long press)

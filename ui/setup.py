@@ -21,7 +21,7 @@ from kivy.uix.textinput import TextInput
 
 from tabletop.errors import TabletopError
 from tabletop.ruleset import available_rules, load_rules
-from ui.i18n import text, value_name
+from ui.i18n import say, text, value_name
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
 
@@ -86,7 +86,7 @@ class SetupScreen(Screen):
 
             Game(ruleset, self.players, options)
         except TabletopError as error:
-            self.ids.problem.text = str(error)
+            self.ids.problem.text = say(str(error), self.language)
             return
         self.ids.problem.text = ""
         if self.starter is not None:

@@ -72,7 +72,7 @@ class TableScreen(Screen):
         ids.hints.text = text("long_presses", language)
         self.fault = bool(prompt.banner or self.device)
         ids.banner.text = "  " + (say(prompt.banner, language) if prompt.banner else
-                                  self.device if self.device else
+                                  say(self.device, language) if self.device else
                                   text("turn", language, player=prompt.player)
                                   if prompt.player else say(prompt.title, language))
         ids.title.text = say(prompt.title, language)
