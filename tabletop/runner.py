@@ -141,6 +141,21 @@ class Runner:
         self.loop.desk = Seating(rules, players, options)
         self.loop.start = self._start
 
+    def unfinished(self) -> list[Any]:
+        """This table's unfinished games but the one on the table, newest first (GameInfo)."""
+        name = self.config.values["table"]["name"]
+        current = getattr(getattr(self.loop.desk, "table", None), "id", None)
+        return [info for info in reversed(self.journal.games())
+                if info.finished is None and info.table == name and info.id != current]
+
+    def resume(self, game_id: int) -> None:
+        """Put game ``game_id`` back on the table at its last confirmed action (the one that
+        was there stays in the journal, unfinished, to be resumed in turn)."""
+        table = self.journal.resume(game_id)
+        self.out(f"resuming game {game_id} after {len(table.game.history)} confirmed actions")
+        self.loop.desk, self.loop.start = self._assistant(table), None
+        self.eyes.restart()     # the camera's next still board is compared with the game's
+
     def _start(self, seating: Seating) -> Assistant:
         table = self.journal.start({"setup": seating.setup})
         self.out(f"game {table.id} started: {seating.prompt.message}")

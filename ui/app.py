@@ -145,6 +145,13 @@ class TableApp(App):
         self.show("table")
         self.update(force=True)
 
+    def resume_game(self, game_id: int) -> None:
+        """An unfinished game of the journal back on the table (the setup screen's Resume)."""
+        self.services.resume(game_id)
+        self._shown = None
+        self.show("table")
+        self.update(force=True)
+
     def show(self, name: str) -> None:
         if name == "calibration":
             # Calibrate for the board set up on the setup screen.

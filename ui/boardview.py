@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
+from kivy.clock import Clock
 from kivy.core.text import Label as CoreLabel
 from kivy.graphics import Color, Ellipse, Line, Rectangle
 from kivy.properties import ListProperty, NumericProperty, ObjectProperty, StringProperty
@@ -36,9 +37,11 @@ class BoardMirror(Widget):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._textures: dict[tuple[str, tuple], Any] = {}
-        self.bind(pos=self.redraw, size=self.redraw, geometry=self.redraw, cells=self.redraw,
-                  last=self.redraw, flagged=self.redraw, chain_names=self.redraw,
-                  proposed=self.redraw)
+        # Drawn once the screen has set everything (another game's board comes property by
+        # property), before the next frame.
+        trigger = Clock.create_trigger(self.redraw, -1)
+        self.bind(pos=trigger, size=trigger, geometry=trigger, cells=trigger, last=trigger,
+                  flagged=trigger, chain_names=trigger, proposed=trigger)
 
     # --- layout ---------------------------------------------------------------------------------
 
@@ -81,7 +84,7 @@ class BoardMirror(Widget):
 
     def redraw(self, *_: Any) -> None:
         self.canvas.clear()
-        if self.geometry is None or not self.cells:
+        if self.geometry is None or len(self.cells) != self.geometry.size:
             return
         width, height, _, _, hexagonal = self._grid()
         labels = self.geometry.labels

@@ -1,4 +1,5 @@
-"""The table screen's menu: the history, calibrating the camera, and switching the Pi off safely.
+"""The table screen's menu: the history, a new game (or another resumed), calibrating the
+camera, and switching the Pi off safely.
 
 A popup of big buttons (fingers, across a table); the GPIO buttons' long presses
 reach the history and switching off too, as the table screen's hints say.
@@ -16,6 +17,7 @@ from ui.i18n import text
 
 #: (the entry's text key, what it does on the app).
 ENTRIES = (("history", lambda app: app.show("history")),
+           ("new_game", lambda app: app.show("setup")),
            ("calibrate", lambda app: app.show("calibration")),
            ("shutdown", lambda app: app.results.ask_shutdown()))
 

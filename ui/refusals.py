@@ -1,4 +1,7 @@
-"""What the engine and the assistant say when they refuse something, in Traditional Chinese.
+"""The engine's and the assistant's refusals, and the devices' and services' messages, in Traditional Chinese.
+
+The devices and services: the receipt printer's status, the results screen's slip, USB stick
+and switching off, and a calibration refused or saved on the calibration screen.
 
 The same shape as :data:`ui.i18n.PATTERNS`: ``(English pattern, Chinese)``,
 with ``{x}`` standing for names, tiles and figures kept as they are; a
@@ -19,6 +22,8 @@ name of its own.
 '攝影機：有地磚從 5C 移到 6C：未採計'
 >>> say("the bank has only 2 Tower shares", "zh-TW")
 '銀行只剩 2 股 Tower'
+>>> say("printer unplugged; 1 slip waiting", "zh-TW")
+'印表機未連接；1 張成績單等待列印'
 """
 
 from __future__ import annotations
@@ -35,6 +40,10 @@ REFUSALS: list[tuple[str, str]] = [
     ("{t} was placed while the table is asked to {m}: take it off, finish this first",
      "{t} 放得不是時候，牌桌正在等：{m}。請先把它拿走，完成這一步"),
     ("{m}; take the tiles off and draw again", "{m}；請把地磚拿走，重新抽"),
+    # hardware/printer.py: the slips waiting, after the printer's state ({m}, in the printer's
+    # section below; "printer: {n} slips waiting" would take "printer: out of paper; 2 slips ...")
+    ("{m}; {n} slips waiting", "{m}；{n} 張成績單等待列印"),
+    ("{m}; {n} slip waiting", "{m}；{n} 張成績單等待列印"),
     # hardware/camera/base.py: a camera fault ({m}: one of the camera's reasons below)
     ("camera {s} {m}; retrying", "攝影機 {s} {m}；正在重試"),
     # tabletop/engine.py: an action out of its time ({m}: what the game waits for, below)
@@ -250,4 +259,58 @@ REFUSALS: list[tuple[str, str]] = [
     ("game {g} was changed by another program (it holds {n} actions, this table {k}); resume it again",
      "第 {g} 局已被其他程式改動（紀錄有 {n} 個動作，本桌有 {k} 個）；請重新接續這一局"),
     ("the journal is closed", "紀錄檔已關閉"),
+
+    # === The table's devices and services ==========================================================
+    # What the screens show of the hardware and of the runner's services, beside the game's own.
+
+    # --- hardware/printer.py: the receipt printer's status (the table screen's banner on a fault,
+    #     the results screen's status line); "; N slips waiting" after it is at the top ----------
+    ("printer unplugged", "印表機未連接"),
+    ("printer offline", "印表機離線"),
+    ("printer: out of paper", "印表機：缺紙"),
+    ("printer: {n} slips waiting", "印表機：{n} 張成績單等待列印"),
+    ("printer: {n} slip waiting", "印表機：{n} 張成績單等待列印"),
+    ("printer: not checked yet", "印表機：尚未檢查"),
+    ("printer ready; paper low", "印表機就緒；紙快用完了"),
+    ("printer ready (no status line: paper not checked)", "印表機就緒（沒有狀態回報線路：未檢查紙張）"),
+    ("printer ready", "印表機就緒"),
+
+    # --- tabletop/runner.py: what the results screen's buttons say (Runner.print_slip, export) ---
+    ("no receipt printer is configured ([printer] url)", "沒有設定收據印表機（[printer] url）"),
+    ("the slip is made when the game is over", "遊戲結束後才能列印成績單"),
+    ("printing the score slip", "正在列印成績單"),
+    ("no USB stick found: plug one in and try again", "找不到 USB 隨身碟：請插上一支再試一次"),
+    ("no game to export", "沒有可以匯出的遊戲"),
+    ("game {g} written to {f}", "第 {g} 局已存到 {f}"),
+
+    # --- hardware/power.py: switching off (Runner.shutdown, from the results screen or the menu) --
+    ("the game is saved; switching off", "遊戲已儲存；正在關機"),
+    ("the game is saved, but power-off failed: exit code {n}", "遊戲已儲存，但關機失敗：結束代碼 {n}"),
+    ("the game is saved, but power-off failed: {e}", "遊戲已儲存，但關機失敗：{e}"),
+    ("not switching off: closing the game failed ({e})", "沒有關機：關閉遊戲時失敗（{e}）"),
+
+    # --- calibration/calibrate.py: a calibration refused on the calibration screen (what
+    #     calibrate raises; a rule set's option errors are the engine's, above) ------------------
+    ("the calibration image must be a colour picture", "校正用的影像必須是彩色的"),
+    ("the points do not fix the board's position", "這些點無法確定盤面的位置"),
+    ("--corners: every value must be a number", "角落的座標都必須是數字"),
+    ("corner {c} lies outside the {w}x{h} image", "角落格子 {c} 在 {w}x{h} 的影像範圍之外"),
+    ("the corners must be given in the order {o} (round the board, as it lies); "
+     "these cross, fold or go the other way round",
+     "角落必須依 {o} 的順序點選（照盤面擺放的方向繞一圈）；這幾點交叉、摺疊或繞反了"),
+    ("the corners enclose almost nothing: tap the centres of the four corner cells",
+     "這些角落幾乎沒有圍出範圍：請點選四個角落格子的中心"),
+    ("the corners must be in the order {o}, starting at {c} along the first row: "
+     "these seem a quarter-turn out",
+     "角落必須依 {o} 的順序，從 {c} 開始沿著第一列點選：這幾點似乎轉了九十度"),
+    ("markers {n} not found in the calibration image: all four must be visible "
+     "(print them with `tabletop markers`)",
+     "校正影像中找不到標記 {n}：四個標記都必須看得到（可用 `tabletop markers` 列印）"),
+    ("marker {n} not found in the calibration image: all four must be visible "
+     "(print them with `tabletop markers`)",
+     "校正影像中找不到標記 {n}：四個標記都必須看得到（可用 `tabletop markers` 列印）"),
+    ("marker {n} lies on the grid: stick the markers outside the cells, where no tile goes",
+     "標記 {n} 落在格子範圍內：請把標記貼在格子外、不會放地磚的地方"),
+    # ... and a calibration kept (Runner.save_calibration, the calibration screen's Save)
+    ("saved to {f}", "已儲存到 {f}"),
 ]

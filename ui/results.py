@@ -63,6 +63,7 @@ class ResultsScreen(Screen):
         game = getattr(self.desk, "game", None)
         ids.heading.text = text("results", language)
         ids.history.text = text("history", language)
+        ids.new_game.text = text("new_game", language)
         ids.print.text = text("print_slip", language)
         ids.export.text = text("export", language)
         ids.shutdown.text = text("shutdown", language)

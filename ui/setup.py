@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from kivy.app import App
 from kivy.lang import Builder
 from kivy.properties import ListProperty, ObjectProperty, StringProperty
 from kivy.uix.button import Button
@@ -104,6 +105,11 @@ class SetupScreen(Screen):
         ids.add.text = text("add_player", language)
         ids.start.text = text("start", language)
         ids.calibrate.text = text("calibrate", language)
+        ids.resume.text = text("resume", language)
+        ids.resume.disabled = not self._unfinished()
+        ids.back.text = text("to_table", language)
+        app = App.get_running_app()
+        ids.back.disabled = getattr(app, "desk", None) is None
         ids.options.clear_widgets()
         for name in SHOWN:
             option = ruleset.options.get(name)
@@ -127,6 +133,32 @@ class SetupScreen(Screen):
                                 font_name=ids.start.font_name, font_size="18sp")
                 button.bind(on_release=action)
                 ids.players.add_widget(button)
+
+    def _unfinished(self) -> list:
+        services = getattr(App.get_running_app(), "services", None)
+        return services.unfinished() if hasattr(services, "unfinished") else []
+
+    def ask_resume(self) -> None:
+        """The table's unfinished games in the journal: one tapped goes back on the table."""
+        from kivy.uix.boxlayout import BoxLayout
+        from kivy.uix.popup import Popup
+
+        app, language = App.get_running_app(), self.language
+        box = BoxLayout(orientation="vertical", spacing="6dp", padding="6dp")
+        self.popup = Popup(title=text("resume", language), title_font=app.font_name,
+                           content=box, size_hint=(0.9, 0.9))
+        for info in self._unfinished()[:6]:
+            entry = Button(text=text("resume_entry", language, game=str(info.id),
+                                     rules=load_rules(info.rules).title.split(" (")[0],
+                                     players=", ".join(info.players), turn=str(info.turn)),
+                           font_name=app.font_name, font_size="17sp", shorten=True)
+            entry.bind(size=lambda w, size: setattr(w, "text_size", (size[0] - 12, None)))
+            entry.bind(on_release=lambda _, g=info.id: (self.popup.dismiss(), app.resume_game(g)))
+            box.add_widget(entry)
+        back = Button(text=text("back", language), font_name=app.font_name, font_size="17sp")
+        back.bind(on_release=lambda _: self.popup.dismiss())
+        box.add_widget(back)
+        self.popup.open()
 
     def _read_names(self) -> None:
         """The names as typed in (a field is read when a button is pressed)."""

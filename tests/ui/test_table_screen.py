@@ -722,7 +722,7 @@ def test_the_menu_switches_the_pi_off_after_asking_with_the_game_saved(run_app, 
         tap(app.table.ids.menu)
         settle()
         entries = {w.text: w for w in app.table.menu.walk() if w.__class__.__name__ == "Button"}
-        assert set(entries) == {"History", "Calibrate camera", "Switch off", "Back"}
+        assert set(entries) == {"History", "New game", "Calibrate camera", "Switch off", "Back"}
         tap(entries["Switch off"])
         settle()
         popup = app.results.popup
@@ -742,3 +742,51 @@ def test_the_menu_switches_the_pi_off_after_asking_with_the_game_saved(run_app, 
     finally:
         if not off.exists():
             runner.close()
+
+
+def test_another_unfinished_game_is_resumed_from_the_setup_screen(run_app, tmp_path):
+    """Two games left unfinished at this table: `run` puts the newer on the table; the menu's
+    New game leads to the setup screen, whose Resume puts the older back where it stopped."""
+    from tabletop.bot import Bot
+    from tabletop.config import load_config
+    from tabletop.runner import Runner
+    from ui.app import TableApp
+
+    data = tmp_path / "data"
+    data.mkdir()
+    with Journal.open(data / "journal.db", table_name="table 1") as journal:
+        older = journal.start({"setup": {"rules": "acquire", "players": ["Ann", "Bob"], "seed": 4}})
+        bot = Bot(Assistant(older), seed=4)
+        for _ in range(12):
+            bot.act()
+        played = len(older.game.history)
+        journal.start({"setup": {"rules": "acquisitions", "players": ["Cy", "Dee"], "seed": 5}})
+    path = tmp_path / "config.toml"
+    path.write_text(f'[camera]\nsource = "sim:acquire,seed=1"\n[controls]\nkind = "mock"\n'
+                    f'[paths]\ndata = "{data}"\n')
+    runner = Runner(load_config(path, environ={}), out=lambda line: None)
+    try:
+        app = run_app(TableApp(loop=runner.loop, controls=runner.controls, services=runner))
+        assert runner.loop.desk.game.names == ["Cy", "Dee"]
+        tap(app.table.ids.menu)
+        settle()
+        tap(next(w for w in app.table.menu.walk() if getattr(w, "text", "") == "New game"))
+        settle()
+        assert app.root.current == "setup" and not app.setup.ids.resume.disabled
+        tap(app.setup.ids.resume)
+        settle()
+        entries = [w for w in app.setup.popup.walk() if w.__class__.__name__ == "Button"]
+        assert [w.text for w in entries][:-1] == [
+            f"#{older.id} Acquire: Ann, Bob (turn {older.game.turn})"]
+        tap(entries[0])
+        settle()
+        assert app.root.current == "table"
+        desk = runner.loop.desk
+        assert desk.table.id == older.id and len(desk.game.history) == played
+        assert "Ann" in app.table.ids.banner.text or "Bob" in app.table.ids.banner.text
+        # The game left is still in the journal, unfinished, to be resumed in turn.
+        assert [info.players for info in runner.unfinished()] == [["Cy", "Dee"]]
+        Bot(desk, seed=4).act()                             # play goes on in the older game
+        assert len(runner.journal.resume(older.id).game.history) == played + 1
+    finally:
+        runner.close()
