@@ -69,6 +69,8 @@ TEXTS: dict[str, dict[str, str]] = {
                               "holds {held}, may trade {trade_cap}",
                         "zh-TW": "得 {gets} 股 {survivor}，之後現金 {after}；"
                                  "持有 {held}，可換 {trade_cap}"},
+    "sell_figures": {"en": "cash after {after}; holds {held}, keeps {keep}",
+                     "zh-TW": "之後現金 {after}；持有 {held}，保留 {keep}"},
     "sell": {"en": "Sell", "zh-TW": "賣"},
     "trade": {"en": "Trade", "zh-TW": "換"},
     "keep": {"en": "Keep {count}", "zh-TW": "保留 {count}"},

@@ -14,7 +14,8 @@ from typing import Any
 SIZES = ((800, 480), (1280, 800))
 
 
-def demo_desk(rules: str = "acquire", seed: int = 4, actions: int = 60, until: str = "") -> Any:
+def demo_desk(rules: str = "acquire", seed: int = 4, actions: int = 60, until: str = "",
+              options: dict | None = None) -> Any:
     """An assistant some way into a bot game, with a placement proposed (or, ``until`` a
     kind of decision, at the next such decision after those actions)."""
     from tabletop.assistant import Assistant, UnjournaledTable
@@ -24,7 +25,7 @@ def demo_desk(rules: str = "acquire", seed: int = 4, actions: int = 60, until: s
 
     players = ["Ann", "Bob", "Cy", "Dee"][: min(4, load_rules(rules).max_players)]
     # No journal: the screenshots change nothing on disk.
-    assistant = Assistant(UnjournaledTable(Game(rules, players, seed=seed)))
+    assistant = Assistant(UnjournaledTable(Game(rules, players, options, seed=seed)))
     bot = Bot(assistant, seed=seed)
     for _ in range(actions):
         if assistant.game.pending is None:
@@ -43,8 +44,8 @@ def demo_desk(rules: str = "acquire", seed: int = 4, actions: int = 60, until: s
 
 
 #: (name, screen, rule set, actions the bots play first, then until what): mid-game tables
-#: of each board, a merger's holder disposing, the history of one, and the results of a
-#: finished game.
+#: of each board, a merger's holder disposing (in Tycoon mode: three bonuses), the history
+#: of one, and the results of a finished game.
 SHOTS = (("table", "table", "acquire", 60, ""), ("table", "table", "megacquire-gold", 90, ""),
          ("table", "table", "acquisitions", 70, ""), ("merger", "table", "acquire", 100, "dispose"),
          ("history", "history", "acquire", 60, ""), ("results", "results", "acquire", 10_000, ""),
@@ -65,7 +66,8 @@ def take(out: str | Path) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for name, screen, rules, actions, until in SHOTS:
-        app = TableApp(desk=demo_desk(rules, actions=actions, until=until))
+        options = {"bonus_mode": "tycoon"} if name == "merger" else None
+        app = TableApp(desk=demo_desk(rules, actions=actions, until=until, options=options))
         app._run_prepare()
         app.setup.rules = rules
         if screen == "calibration":

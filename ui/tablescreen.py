@@ -13,7 +13,7 @@ from typing import Any
 from kivy.app import App
 from kivy.lang import Builder
 from kivy.metrics import dp
-from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
+from kivy.properties import BooleanProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
 from kivy.uix.label import Label
@@ -35,6 +35,8 @@ class TableScreen(Screen):
     disclosure = StringProperty("open")
     fault = BooleanProperty(False)
     device = StringProperty("")        # a device fault to show (the printer), or ""
+    #: The board's share of the width: hex boards (rows of half-offset cells) need more.
+    board_share = NumericProperty(0.5)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -129,6 +131,8 @@ class TableScreen(Screen):
             line = text("buy_figures", language, **shown)
             return line + (f"; {text('traded_in', language, **shown)}" if figures["raised"] else "")
         game = desk.game
+        if "trade" not in game.rules.disposal:      # sell or keep: no trade to speak of
+            return text("sell_figures", language, **shown)
         return text("dispose_figures", language, survivor=game.rules.chains[game.merger.survivor].name,
                     **shown)
 
@@ -156,6 +160,7 @@ class TableScreen(Screen):
         board = self.ids.board
         board.chain_names = [chain.name for chain in game.rules.chains]
         board.geometry = game.geometry
+        self.board_share = 0.55 if getattr(game.geometry, "offset", None) is not None else 0.5
         board.cells = list(game.board.cells)
         board.flagged = list(prompt.flagged)
         action = prompt.chosen.action if prompt.chosen is not None else None
@@ -171,9 +176,9 @@ class TableScreen(Screen):
         buying = self.desk.prompt.kind == "buy" and hasattr(self.desk, "set_purchase")
         trading = buying and self._trading(game)
         # While a purchase needs shares traded in, their steppers take the bonuses' place.
-        columns = [("chain", 0.26), ("size", 0.11), ("price", 0.15),
-                   ("trade_head" if trading else "bonuses", 0.31),
-                   ("bank" if with_bank else "safe", 0.11)] + ([("buy_head", 0.28)] if buying else [])
+        columns = [("chain", 0.23), ("size", 0.09), ("price", 0.14),
+                   ("trade_head" if trading else "bonuses", 0.37),
+                   ("bank" if with_bank else "safe", 0.09)] + ([("buy_head", 0.28)] if buying else [])
         heads.cols = grid.cols = len(columns)
         for key, width in columns:
             heads.add_widget(self._cell(text(key, language), theme.DIM, width, "12sp"))
@@ -189,14 +194,17 @@ class TableScreen(Screen):
             row = [(f"[b]{name}[/b]", theme.chain_colour(index)),
                    (f"{chain['size']}{'*' if chain['safe'] else ''}", theme.TEXT),
                    (money(chain["price"]), theme.TEXT),
-                   (" / ".join(money(b) for b in chain["bonuses"][:2]), theme.TEXT),
+                   # Tycoon's three bonuses close up to fit where Classic's two are spaced.
+                   (("/" if len(chain["bonuses"]) > 2 else " / ").join(
+                       money(b) for b in chain["bonuses"]), theme.TEXT),
                    (str(chain.get("bank_shares", "")) if with_bank else
                     (text("safe", language) if chain["safe"] else ""), theme.TEXT)]
             for column, ((words, colour), (_, width)) in enumerate(zip(row, columns)):
                 if column == 3 and trading:
                     grid.add_widget(self._trade_stepper(game, index, width))
                 else:
-                    grid.add_widget(self._cell(words, colour, width))
+                    small = column == 3 and len(chain["bonuses"]) > 2
+                    grid.add_widget(self._cell(words, colour, width, "12sp" if small else "14sp"))
             if buying:
                 bought = list(desk.basket).count(index) - list(desk.traded).count(index)
                 grid.add_widget(self._steps(bought, lambda n, c=index: desk.set_purchase(c, n)))

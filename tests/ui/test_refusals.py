@@ -1,4 +1,5 @@
-"""Every refusal and note the table screen can show has a Traditional Chinese pattern.
+"""Every refusal and note the table screen can show, and what the devices and services say on
+the other screens, has a Traditional Chinese pattern.
 
 Two halves:
 
@@ -10,7 +11,8 @@ Two halves:
   pattern fails here, named by its file and line;
 * by playing: a real :class:`~tabletop.engine.Game` and a real
   :class:`~tabletop.assistant.Assistant` are driven into refusals, and what
-  the assistant then shows is read in Chinese.
+  the assistant then shows is read in Chinese; so are a real switch-off, an
+  unplugged and a silent printer, a runner's services, seats and taps refused.
 
 What is scanned, and what is not (the scope):
 
@@ -29,14 +31,39 @@ What is scanned, and what is not (the scope):
   :data:`ui.i18n.PATTERNS`' and not checked here.
 * camera faults (``CameraError`` in ``hardware/camera`` and the ``sim``
   source), as the banner shows them; the tracker's warnings, as "camera: ...".
-* ``calibration`` errors are the calibration screen's and command's, not the table's.
+
+The devices and services, as the other screens show them (what is scanned is
+what reaches a screen as text, by the path it takes there):
+
+* the runner's services (:data:`SERVICES`, the methods of
+  ``tabletop/runner.py`` the results and calibration screens call): every
+  string they ``return``. ``shutdown`` returns ``safe_shutdown(...).message``,
+  so:
+* every :class:`~hardware.status.Status` message made in ``hardware/power.py``
+  (switching off) and ``hardware/printer.py`` (the banner shows the printer's
+  status on a fault; all its states are scanned, not only the faults). Other
+  devices' statuses (the panel, the buttons, the camera but for its fault
+  above) are not on any screen.
+* ``calibration``: the ``CalibrationError`` messages of ``calibration/calibrate.py``
+  raised in :func:`~calibration.calibrate.calibrate` and the functions of that
+  file it calls (followed by name), as the calibration screen shows what it
+  raises. Not the command line's (``parse_corners``), nor ``calfile``'s (a file
+  read at start-up or by a command, or a frame of the wrong size), which the
+  screen never catches.
+* The setup screen's refusals (``Game(...)`` refusing the seats and options)
+  are the engine's, scanned above.
+* Errors the services let through (an OS error writing a USB stick, a slip that
+  cannot be made) are the program's faults, not messages: nothing shows them.
 """
 
 from __future__ import annotations
 
 import ast
 import itertools
+import os
 import re
+import sys
+import tty
 from pathlib import Path
 
 import pytest
@@ -44,7 +71,7 @@ import pytest
 from tabletop import actions as act
 from tabletop.assistant import CONFIRM, UNDO, Assistant, UnjournaledTable
 from tabletop.engine import Game
-from tabletop.errors import IllegalAction
+from tabletop.errors import IllegalAction, TabletopError
 from tabletop.seating import Seating
 from ui.i18n import PATTERNS, _compile, say
 from ui.refusals import REFUSALS
@@ -62,8 +89,11 @@ OFF_TABLE = {
 #: The journal's functions a confirmed action goes through during play (Table.push).
 JOURNAL_IN_PLAY = {"_append", "_check_last", "_failure", "_connection", "_replayed"}
 
-#: English that stays in Chinese: software names, a card's label written in the message.
-KEPT = ("picamera2", "libcamera", "uint8", "A-1")
+#: English that stays in Chinese: software names, a card's label written in the message,
+#: a configuration key and a command to run.
+KEPT = ("picamera2", "libcamera", "uint8", "A-1", "USB", "[printer] url", "`tabletop markers`")
+#: The runner's services whose answers a screen shows (ui/results.py, ui/calibscreen.py).
+SERVICES = ("print_slip", "export", "shutdown", "save_calibration")
 
 # --- turning an f-string into sample messages ---------------------------------------------------
 
@@ -88,6 +118,17 @@ OVERRIDES: dict[tuple[str, str] | str, list[tuple[str, bool]]] = {
     ("_actor", "action.kind"): [(kind, False) for kind in (
         "place", "no_tile", "found", "survivor", "next_defunct", "market", "dispose", "buy")],
     "action": [("Undo(player=None)", True)],
+    # The devices and services.
+    ("export", "stick"): [("/media/pi/STICK", True)],
+    ("save_calibration", "path"): [("/home/pi/.local/share/tabletop/calibration.json", True)],
+    ("safe_shutdown", "error"): [("[Errno 2] No such file or directory: 'sudo'", True)],
+    ("safe_shutdown", "done.stderr.strip()"): [("sudo: a password is required", True)],
+    ("_check_corners", "', '.join(outside)"): [("1A, 12A", True)],
+    ("_check_corners", "' '.join(labels)"): [("1A 12A 12I 1I", True)],
+    ("_check_corners", "labels[0]"): [("1A", True)],
+    ("_check_corners", "width"): [("640", True)],
+    ("_check_corners", "height"): [("480", True)],
+    ("calibrate", "', '.join(map(str, missing))"): [("2", True), ("0, 3", True)],
 }
 
 
@@ -120,6 +161,18 @@ def _strish(node: ast.AST) -> bool:
     return False
 
 
+def _stringy(node: ast.AST) -> bool:
+    """Whether ``node`` is a string written in the source, or one added to or or-ed with
+    something else (``"printer offline" + suffix``, ``stderr or f"exit code {n}"``)."""
+    if _strish(node):
+        return True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _stringy(node.left) or _stringy(node.right)
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+        return any(_stringy(value) for value in node.values)
+    return False
+
+
 class Source:
     """One scanned file: its tree, its functions by name, and the enclosing function of a node."""
 
@@ -146,6 +199,11 @@ class Source:
         if isinstance(node, ast.IfExp):
             return [s for branch in (node.body, node.orelse) if _strish(branch)
                     for s in self.samples(branch)]
+        if isinstance(node, ast.BinOp):
+            return [(left + right, a | b) for (left, a), (right, b) in itertools.islice(
+                itertools.product(self._part(node.left), self._part(node.right)), 200)]
+        if isinstance(node, ast.BoolOp):
+            return [s for value in node.values for s in self._part(value)]
         assert isinstance(node, ast.JoinedStr), ast.dump(node)
         parts = []
         for value in node.values:
@@ -160,17 +218,27 @@ class Source:
         return combined
 
     def _values(self, value: ast.FormattedValue) -> list[tuple[str, frozenset[str]]]:
-        expr = ast.unparse(value.value)
-        function = self.enclosing.get(value)
+        return self._value(value.value, value.conversion)
+
+    def _part(self, node: ast.AST) -> list[tuple[str, frozenset[str]]]:
+        """Samples of a part of a built string (``a + b``, ``a or b``): either branch of a
+        choice in it (``waiting if n else "not checked yet"``), a value by its name."""
+        if isinstance(node, ast.IfExp):
+            return [s for branch in (node.body, node.orelse) for s in self._part(branch)]
+        return self.samples(node) if _stringy(node) else self._value(node, -1)
+
+    def _value(self, node: ast.AST, conversion: int) -> list[tuple[str, frozenset[str]]]:
+        expr = ast.unparse(node)
+        function = self.enclosing.get(node)
         name = function.name if function is not None else ""
         given = OVERRIDES.get((name, expr)) or OVERRIDES.get(expr)
         if given is not None:
             return [(text, frozenset([text]) if opaque else frozenset()) for text, opaque in given]
-        found = self._written(value.value, function)
+        found = self._written(node, function)
         if found:
             return found
         sample = _heuristic(expr)
-        if value.conversion == ord("r"):
+        if conversion == ord("r"):
             sample = repr(sample)
         return [(sample, frozenset([sample]))]
 
@@ -184,7 +252,7 @@ class Source:
             for statement in ast.walk(function):
                 if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and \
                         isinstance(statement.targets[0], ast.Name) and \
-                        statement.targets[0].id == node.id and _strish(statement.value):
+                        statement.targets[0].id == node.id and _stringy(statement.value):
                     return self.samples(statement.value)
             # A parameter: the strings its callers pass (a caller passing anything else
             # gets a value by its name).
@@ -246,6 +314,15 @@ def _callee(call: ast.Call) -> str:
     return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
 
 
+def _messages(source: Source, node: ast.AST) -> list[tuple[str, str, frozenset[str]]]:
+    """(where, sample, opaque values) of the message written at ``node``."""
+    if isinstance(node, ast.JoinedStr) and not any(
+            isinstance(v, ast.Constant) and re.search("[A-Za-z]", v.value) for v in node.values):
+        return []       # no words of its own ("{actor}: {label}"): its parts are translated
+    where = f"{source.path.relative_to(ROOT)}:{node.lineno}"
+    return [(where, sample, opaque) for sample, opaque in source.samples(node) if sample]
+
+
 def _refusals() -> list[tuple[str, str, frozenset[str]]]:
     """(where, sample, opaque values) of every message the table screen can show."""
     game = []
@@ -255,13 +332,7 @@ def _refusals() -> list[tuple[str, str, frozenset[str]]]:
     found = []
 
     def add(source: Source, node: ast.AST) -> None:
-        if isinstance(node, ast.JoinedStr) and not any(
-                isinstance(v, ast.Constant) and re.search("[A-Za-z]", v.value) for v in node.values):
-            return      # no words of its own ("{actor}: {label}"): its parts are translated
-        where = f"{source.path.relative_to(ROOT)}:{node.lineno}"
-        for sample, opaque in source.samples(node):
-            if sample:
-                found.append((where, sample, opaque))
+        found.extend(_messages(source, node))
 
     for source in sources:
         for call in ast.walk(source.tree):
@@ -319,6 +390,38 @@ def _refusals() -> list[tuple[str, str, frozenset[str]]]:
     return found
 
 
+def _devices() -> list[tuple[str, str, frozenset[str]]]:
+    """(where, sample, opaque values) of what the runner's services and the devices say."""
+    found = []
+    runner = Source(ROOT / "tabletop" / "runner.py", [])
+    for name in SERVICES:
+        for node in ast.walk(runner.functions[name]):
+            if isinstance(node, ast.Return) and node.value is not None and _stringy(node.value):
+                found += _messages(runner, node.value)
+    for name in ("power.py", "printer.py"):
+        source = Source(ROOT / "hardware" / name, [])
+        for call in ast.walk(source.tree):
+            if isinstance(call, ast.Call) and _callee(call) == "Status" and len(call.args) > 1 \
+                    and _stringy(call.args[1]):
+                found += _messages(source, call.args[1])
+    return found
+
+
+def _calibration_errors() -> list[tuple[str, str, frozenset[str]]]:
+    """(where, sample, opaque values) of what ``calibrate`` raises (the calibration screen's)."""
+    source = Source(ROOT / "calibration" / "calibrate.py", [])
+    reached, todo = set(), ["calibrate"]
+    while todo:                 # calibrate and what it calls of this file, by name
+        name = todo.pop()
+        if name not in reached and name in source.functions:
+            reached.add(name)
+            todo += [call.func.id for call in ast.walk(source.functions[name])
+                     if isinstance(call, ast.Call) and isinstance(call.func, ast.Name)]
+    return [message for name in sorted(reached) for call in ast.walk(source.functions[name])
+            if isinstance(call, ast.Call) and _callee(call) == "CalibrationError" and call.args
+            and _stringy(call.args[0]) for message in _messages(source, call.args[0])]
+
+
 def _tracker_warnings() -> list[str]:
     """What calibration/tracker.py warns of, for changes of every shape (its own wording)."""
     from calibration.tracker import MANY, StabilityTracker
@@ -331,9 +434,12 @@ def _tracker_warnings() -> list[str]:
     return warnings
 
 
-REFUSAL_SAMPLES = _refusals()
+REFUSAL_SAMPLES = _refusals() + _devices() + _calibration_errors()
+
+
 def _leftover(chinese: str, opaque: frozenset[str]) -> list[str]:
     """English words left in ``chinese`` once the values kept as they are are taken out."""
+    chinese = re.sub(r"\d+x\d+", " ", chinese)       # a size in pixels (640x480)
     # The names in the samples written above ("buy shares (so far 2 Tower)") are kept too.
     for kept in sorted(opaque | set(KEPT) | {"Ann", "Tower"}, key=len, reverse=True):
         chinese = chinese.replace(kept, " ")
@@ -363,9 +469,19 @@ def test_the_scan_finds_the_messages():
     """The scan still finds what it is for (a refactor must not make the test above vacuous)."""
     files = {where.split(":")[0] for where, _, _ in REFUSAL_SAMPLES}
     for name in ("engine", "merger", "trade", "ending", "geometry", "hexgrid", "ruleset",
-                 "journal", "assistant", "seating", "simcamera"):
+                 "journal", "assistant", "seating", "simcamera", "runner", "power", "printer",
+                 "calibrate"):
         assert any(f.endswith(f"/{name}.py") for f in files), name
     assert len(REFUSAL_SAMPLES) > 100
+    samples = {sample for _, sample, _ in REFUSAL_SAMPLES}
+    for sample in ("printer unplugged; 3 slips waiting", "printer: not checked yet",
+                   "no USB stick found: plug one in and try again",
+                   "the game is saved, but power-off failed: exit code 3",
+                   "the corners enclose almost nothing: tap the centres of the four corner cells"):
+        assert sample in samples, sample
+    from tabletop.runner import Runner
+
+    assert all(callable(getattr(Runner, name, None)) for name in SERVICES)
 
 
 def test_the_patterns_are_well_formed():
@@ -423,7 +539,7 @@ def chinese(message: str) -> str:
     assert message, "nothing was said"
     text = say(message, ZH)
     assert re.search(r"[\u4e00-\u9fff]", text), f"not translated: {message!r}"
-    words = set(re.findall(r"(?<![0-9A-Za-z])[A-Za-z][A-Za-z_]+", message)) - NAMES
+    words = set(re.findall(r"(?<![0-9A-Za-z])[A-Za-z][A-Za-z_]+", message)) - NAMES - set(KEPT)
     left = [w for w in words if re.search(rf"(?<![A-Za-z]){re.escape(w)}(?![A-Za-z])", text)]
     assert not left, f"{left} left in {text!r} (from {message!r})"
     return text
@@ -590,3 +706,118 @@ def test_the_turn_order_draw():
     tie.press(CONFIRM)
     assert chinese(tie.prompt.message).endswith("；請把地磚拿走，重新抽")
     chinese(tie.prompt.title)
+
+
+# --- the devices and services, for real ---------------------------------------------------------
+
+def test_switching_off():
+    from hardware.power import safe_shutdown
+
+    def close_fails() -> None:
+        raise OSError("disk I/O error")
+
+    python = [sys.executable, "-c"]
+    said = [safe_shutdown(close, command=python + [code]).message for close, code in (
+        (lambda: None, "pass"), (lambda: None, "raise SystemExit(3)"),
+        (lambda: None, "raise SystemExit('no poweroff here')"), (close_fails, "pass"))]
+    assert [say(message, ZH) for message in said] == [
+        "遊戲已儲存；正在關機", "遊戲已儲存，但關機失敗：結束代碼 3",
+        "遊戲已儲存，但關機失敗：no poweroff here", "沒有關機：關閉遊戲時失敗（disk I/O error）"]
+    missing = safe_shutdown(lambda: None, command=["/nonexistent/poweroff"]).message
+    assert say(missing, ZH).startswith("遊戲已儲存，但關機失敗：[Errno 2]")
+
+
+def test_the_printer_unplugged_or_silent():
+    from hardware.printer import ReceiptPrinter
+
+    printer = ReceiptPrinter("/dev/nonexistent-printer", retry_interval=60)
+    try:
+        printer.print_slip("Ann wins")
+        status = printer.retry()
+        assert status.state == "fault"
+        assert chinese(status.message) == "印表機未連接；1 張成績單等待列印"
+    finally:
+        printer.close()
+    device, port = os.openpty()             # a printer that never answers the paper query
+    tty.setraw(port)
+    printer = ReceiptPrinter(os.ttyname(port), timeout=0.05)
+    try:
+        assert chinese(printer.retry().message) == "印表機離線"
+    finally:
+        printer.close()
+        os.close(device)
+        os.close(port)
+
+
+def test_the_results_screen_services(tmp_path, monkeypatch):
+    """A real runner (a resumed game, an unplugged printer, a USB stick in a folder)."""
+    from tabletop.config import load_config
+    from tabletop.journal import Journal
+    from tabletop.runner import Runner
+
+    harmless = (sys.executable, "-c", "pass")
+    monkeypatch.setattr("hardware.power.POWER_OFF", harmless)      # never the real one
+    data = tmp_path / "data"
+    data.mkdir()
+    with Journal.open(data / "journal.db", table_name="table 1") as journal:
+        journal.start({"setup": {"rules": "acquire", "players": ["Ann", "Bob"],
+                                 "start_tiles": {"Ann": "1A", "Bob": "12I"}}})
+    path = tmp_path / "config.toml"
+    path.write_text(f'[camera]\nsource = "sim:acquire,seed=1"\n[controls]\nkind = "mock"\n'
+                    f'[printer]\nurl = "/dev/nonexistent-printer"\n[paths]\ndata = "{data}"\n')
+    runner = Runner(load_config(path, environ={}), out=lambda line: None)
+    runner.power_off = harmless
+    try:
+        assert chinese(runner.print_slip()) == "遊戲結束後才能列印成績單"
+        assert chinese(runner.printer_status().message) == "印表機：尚未檢查"
+        runner._printer().retry()
+        assert chinese(runner.printer_status().message) == "印表機未連接"
+        media = tmp_path / "media"
+        assert chinese(runner.export((str(media),))) == "找不到 USB 隨身碟：請插上一支再試一次"
+        stick = media / "pi" / "STICK"
+        stick.mkdir(parents=True)
+        said = runner.export((str(media),), mounted=lambda folder: folder.name == "STICK")
+        assert say(said, ZH) == f"第 1 局已存到 {stick}"
+        said = runner.save_calibration(runner.eyes.calibration)
+        assert say(said, ZH) == f"已儲存到 {data / 'calibration.json'}"
+        assert chinese(runner.shutdown()) == "遊戲已儲存；正在關機"
+    finally:
+        runner.close()
+
+
+@pytest.mark.parametrize("players,expected", [
+    (["Ann", "Ann"], "有兩位玩家同名"),
+    (["Ann", " "], "每位玩家都需要名字"),
+    (["Ann"], "{title} 需要 2-6 位玩家，不是 1 位"),
+    (["Ann", "Bob", "Cy", "Di", "Ed", "Flo", "Gus"], "{title} 需要 2-6 位玩家，不是 7 位"),
+])
+def test_the_setup_screen_refusing_the_seats(players, expected):
+    """What ui/setup.py shows when Start is refused: the engine's own refusal."""
+    from tabletop.ruleset import load_rules
+
+    rules = load_rules("acquire")
+    with pytest.raises(TabletopError) as refused:
+        Game(rules, players)
+    assert say(str(refused.value), ZH) == expected.format(title=rules.title)
+
+
+def test_a_calibration_refused():
+    """What ui/calibscreen.py shows when the taps make no calibration."""
+    import numpy as np
+
+    from calibration.calibrate import calibrate
+
+    image = np.zeros((480, 640, 3), np.uint8)
+    good = [(40, 40), (600, 40), (600, 440), (40, 440)]
+    for picture, taps, expected in (
+            (image[:, :, 0], good, "校正用的影像必須是彩色的"),
+            (image, [(-5, 40), *good[1:]], "角落格子 1A 在 640x480 的影像範圍之外"),
+            (image, [good[0], good[2], good[1], good[3]],
+             "角落必須依 1A 12A 12I 1I 的順序點選（照盤面擺放的方向繞一圈）；這幾點交叉、摺疊或繞反了"),
+            (image, [(40, 40), (44, 40), (44, 43), (40, 43)],
+             "這些角落幾乎沒有圍出範圍：請點選四個角落格子的中心"),
+            (image, good, "校正影像中找不到標記 0, 1, 2, 3：四個標記都必須看得到"
+                          "（可用 `tabletop markers` 列印）")):
+        with pytest.raises(TabletopError) as refused:
+            calibrate(picture, taps)
+        assert say(str(refused.value), ZH) == expected
