@@ -23,6 +23,7 @@ from typing import Any, Callable, Sequence
 
 from tabletop.assistant import Assistant
 from tabletop.config import Config, ConfigError
+from tabletop.errors import TabletopError
 from tabletop.journal import Journal, Table
 from tabletop.prompts import screen_lines
 from tabletop.ruleset import load_rules
@@ -220,7 +221,10 @@ class Runner:
         """Keep a calibration made on the screen: the file in the data folder, and the eyes."""
         from calibration.recognize import Watcher
 
-        path = calibration.save(self.data / CALIBRATION_FILE)
+        try:
+            path = calibration.save(self.data / CALIBRATION_FILE)
+        except (OSError, TabletopError) as error:
+            return f"not saved: {getattr(error, 'strerror', None) or error}"
         self.eyes = self.loop.eyes = Watcher(calibration)
         return f"saved to {path}"
 
@@ -228,6 +232,15 @@ class Runner:
         """The receipt printer's status (None without one configured), for the screen's banner."""
         printer = self._printer()
         return None if printer is None else printer.status
+
+    def printer_banner(self) -> str:
+        """What the table screen's banner says of the printer: a fault, or a slip held up
+        (out of paper); nothing while it is ready or idle."""
+        printer = self._printer()
+        if printer is None:
+            return ""
+        status = printer.status
+        return status.message if status.state == "fault" or printer.pending else ""
 
     def print_slip(self) -> str:
         """Print the finished game's signed score slip; what happened, for the screen."""
@@ -238,8 +251,12 @@ class Runner:
             return "no receipt printer is configured ([printer] url)"
         if self.game_id is None or self.loop.desk.game.pending is not None:
             return "the slip is made when the game is over"
-        slip = make_slip(self.journal, self.game_id, table_key(self.data))
-        self.last_job = printer.print_slip(slip_text(slip, self.config.values["printer"]["columns"]))
+        try:
+            slip = make_slip(self.journal, self.game_id, table_key(self.data))
+            text = slip_text(slip, self.config.values["printer"]["columns"])
+        except (TabletopError, ValueError) as error:
+            return f"the slip cannot be made: {error}"
+        self.last_job = printer.print_slip(text)
         return "printing the score slip"
 
     def export(self, roots: tuple[str, ...] = USB_ROOTS,
@@ -252,9 +269,15 @@ class Runner:
             return "no USB stick found: plug one in and try again"
         if self.game_id is None:
             return "no game to export"
-        for form in ("jsonl", "json", "csv"):
-            (stick / f"tabletop-game-{self.game_id}.{form}").write_text(
-                export_game(self.journal, self.game_id, form), encoding="utf-8")
+        try:
+            files = {form: export_game(self.journal, self.game_id, form)
+                     for form in ("jsonl", "json", "csv")}
+            for form, content in files.items():
+                (stick / f"tabletop-game-{self.game_id}.{form}").write_text(content, encoding="utf-8")
+        except TabletopError as error:
+            return f"the game could not be exported: {error}"
+        except OSError as error:        # a full or read-only stick, or one pulled out
+            return f"the game could not be written to {stick}: {error.strerror or error}"
         return f"game {self.game_id} written to {stick}"
 
     def shutdown(self) -> str:

@@ -242,3 +242,65 @@ def test_without_a_printer_configured_the_screen_is_told_so(tmp_path):
         assert runner.printer_status() is None
     finally:
         runner.close()
+
+
+def test_a_printer_out_of_paper_is_on_the_banner_only_while_a_slip_waits(tmp_path):
+    device = _fake_printer()
+    device.reply = 0x72                                     # paper end
+    runner = finished_runner(tmp_path, device.url)
+    try:
+        runner._printer().start()
+        runner._printer().wait_idle()
+        assert runner.printer_banner() == ""                # idle: nothing to bother the table with
+        assert runner.print_slip() == "printing the score slip"
+        deadline = time.monotonic() + 5
+        while "out of paper" not in runner.printer_banner() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert runner.printer_banner() == "printer: out of paper; 1 slip waiting"
+        device.reply = 0x12                                 # paper in: the slip goes out
+        assert runner.last_job.wait(10)
+        assert runner.printer_banner() == ""
+    finally:
+        runner.close()
+        device.close()
+
+
+def test_a_stick_that_cannot_be_written_is_said_and_the_game_goes_on(tmp_path):
+    runner = finished_runner(tmp_path)
+    try:
+        media = tmp_path / "media"
+        stick = media / "STICK"
+        stick.mkdir(parents=True)
+        (stick / f"tabletop-game-{runner.game_id}.json").mkdir()   # a folder where a file goes
+        message = runner.export((str(media),), mounted=lambda folder: folder.name == "STICK")
+        assert message.startswith(f"the game could not be written to {stick}: ")
+        assert "Is a directory" in message
+    finally:
+        runner.close()
+
+
+def test_a_calibration_that_cannot_be_saved_is_said_and_the_eyes_are_kept(tmp_path):
+    from calibration.calibrate import calibrate
+
+    runner = finished_runner(tmp_path)
+    try:
+        eyes = runner.eyes
+        image, corners = runner.camera.calibration_view()
+        (runner.data / "calibration.json").mkdir()          # the file cannot be written
+        message = runner.save_calibration(calibrate(image, corners, "acquire"))
+        assert message.startswith("not saved: ") and runner.eyes is eyes
+    finally:
+        runner.close()
+
+
+def test_a_game_the_journal_cannot_resume_is_refused_and_the_table_keeps_its_game(tmp_path):
+    from tabletop.errors import JournalError
+
+    runner = finished_runner(tmp_path)
+    try:
+        desk = runner.loop.desk
+        with pytest.raises(JournalError):
+            runner.resume(99)
+        assert runner.loop.desk is desk
+    finally:
+        runner.close()

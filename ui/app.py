@@ -15,6 +15,7 @@ from kivy.core.window import Window
 from kivy.properties import StringProperty
 from kivy.uix.screenmanager import NoTransition, ScreenManager
 
+from tabletop.errors import TabletopError
 from ui import theme
 from ui.i18n import LANGUAGES, say
 from ui.calibscreen import CalibrationScreen
@@ -49,7 +50,7 @@ class TableApp(App):
         #: The camera the calibration screen shows (the table's; the loop's when it has one).
         self.camera = camera if camera is not None else getattr(loop, "camera", None)
         #: The table's devices for the results screen and the banners (the runner):
-        #: ``print_slip()``, ``export()``, ``shutdown()``, ``printer_status()``.
+        #: ``print_slip()``, ``export()``, ``shutdown()``, ``printer_banner()``.
         self.services = services
         #: Called with (rules, players, options) when the setup screen starts a game; by
         #: default the app seats them itself (a table of its own, without a loop).
@@ -115,9 +116,8 @@ class TableApp(App):
             return
         prompt = desk.prompt
         game = getattr(desk, "game", None)
-        printer = self.services.printer_status() if self.services is not None else None
-        self.table.device = printer.message if printer is not None and \
-            printer.state == "fault" else ""
+        self.table.device = self.services.printer_banner() \
+            if hasattr(self.services, "printer_banner") else ""
         if self.table.device:
             # Where the slip is printed, too.
             self.results.ids.status.text = say(self.table.device, self.language)
@@ -147,7 +147,11 @@ class TableApp(App):
 
     def resume_game(self, game_id: int) -> None:
         """An unfinished game of the journal back on the table (the setup screen's Resume)."""
-        self.services.resume(game_id)
+        try:
+            self.services.resume(game_id)
+        except TabletopError as error:      # the journal cannot replay it: said, nothing changes
+            self.setup.ids.problem.text = say(str(error), self.language)
+            return
         self._shown = None
         self.show("table")
         self.update(force=True)

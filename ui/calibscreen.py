@@ -184,7 +184,11 @@ class CalibrationScreen(Screen):
 
         if getattr(self, "_recognizer", None) is None:
             self._recognizer = Recognizer(self.calibration)
-        seen = self._recognizer.read(image)
+        try:
+            seen = self._recognizer.read(image)
+        except TabletopError as error:      # a frame the calibration does not fit (its size)
+            self._message = str(error)
+            return
         grid = self.ids.view.grid
         self.ids.view.occupied = [grid[c] for c in sorted(seen.occupied)]
 

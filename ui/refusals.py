@@ -279,9 +279,12 @@ REFUSALS: list[tuple[str, str]] = [
     ("no receipt printer is configured ([printer] url)", "沒有設定收據印表機（[printer] url）"),
     ("the slip is made when the game is over", "遊戲結束後才能列印成績單"),
     ("printing the score slip", "正在列印成績單"),
+    ("the slip cannot be made: {m}", "無法製作成績單：{m}"),
     ("no USB stick found: plug one in and try again", "找不到 USB 隨身碟：請插上一支再試一次"),
     ("no game to export", "沒有可以匯出的遊戲"),
     ("game {g} written to {f}", "第 {g} 局已存到 {f}"),
+    ("the game could not be exported: {m}", "無法匯出這局遊戲：{m}"),
+    ("the game could not be written to {f}: {e}", "無法把這局遊戲寫到 {f}：{e}"),
 
     # --- hardware/power.py: switching off (Runner.shutdown, from the results screen or the menu) --
     ("the game is saved; switching off", "遊戲已儲存；正在關機"),
@@ -313,4 +316,5 @@ REFUSALS: list[tuple[str, str]] = [
      "標記 {n} 落在格子範圍內：請把標記貼在格子外、不會放地磚的地方"),
     # ... and a calibration kept (Runner.save_calibration, the calibration screen's Save)
     ("saved to {f}", "已儲存到 {f}"),
+    ("not saved: {m}", "未儲存：{m}"),
 ]
