@@ -13,6 +13,7 @@ from kivy.app import App
 from kivy.clock import Clock
 from kivy.core.window import Window
 from kivy.properties import StringProperty
+from kivy.uix.modalview import ModalView
 from kivy.uix.screenmanager import NoTransition, ScreenManager
 
 from tabletop.errors import TabletopError
@@ -168,6 +169,11 @@ class TableApp(App):
 
     def press(self, button: str) -> None:
         """CONFIRM, NEXT or UNDO, from a GPIO button, a key or a tap."""
+        asked = next((w for w in Window.children if isinstance(w, ModalView)), None)
+        if asked is not None:
+            # A question or a menu is open: the buttons answer it, never the game behind it.
+            getattr(asked, "on_button", lambda button: None)(button)
+            return
         if self.root.current != "table" or self.desk is None:
             return        # the other screens have their own buttons; a stray press does nothing
         if self.loop is not None:

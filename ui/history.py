@@ -13,11 +13,9 @@ from typing import Any
 from kivy.lang import Builder
 from kivy.properties import NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
-from kivy.uix.button import Button
-from kivy.uix.label import Label
-from kivy.uix.popup import Popup
 from kivy.uix.screenmanager import Screen
 
+from ui.ask import ask
 from ui.i18n import text
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
@@ -74,23 +72,10 @@ class HistoryScreen(Screen):
         game, language = self.desk.game, self.language
         count = len(game.history) - index
         line = describe(game.script()[index + 1], language)
-        box = BoxLayout(orientation="vertical", padding="8dp", spacing="8dp")
-        box.add_widget(Label(text=text("undo_ask", language, count=str(count), action=line),
-                             font_name=self._font(), font_size="18sp", text_size=(500, None),
-                             halign="center"))
-        buttons = BoxLayout(size_hint_y=None, height="56dp", spacing="8dp")
-        popup = Popup(title=text("history", language), title_font=self._font(), content=box,
-                      size_hint=(0.8, 0.6), auto_dismiss=False)
-        yes = Button(text=text("undo_yes", language), font_name=self._font(), font_size="18sp",
-                     background_color=(0.7, 0.2, 0.2, 1))
-        no = Button(text=text("undo_no", language), font_name=self._font(), font_size="18sp")
-        yes.bind(on_release=lambda *_: (popup.dismiss(), self.undo_to(index)))
-        no.bind(on_release=lambda *_: popup.dismiss())
-        buttons.add_widget(no)
-        buttons.add_widget(yes)
-        box.add_widget(buttons)
-        self.popup = popup
-        popup.open()
+        self.popup = ask(text("history", language),
+                         text("undo_ask", language, count=str(count), action=line),
+                         text("undo_yes", language), text("undo_no", language),
+                         lambda: self.undo_to(index))
 
     def undo_to(self, index: int) -> None:
         self.desk.undo_to(index)

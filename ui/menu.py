@@ -36,5 +36,6 @@ def open_menu(app: Any) -> Popup:
                    background_color=(0.5, 0.5, 0.5, 1))
     close.bind(on_release=lambda _: popup.dismiss())
     box.add_widget(close)
+    popup.on_button = lambda button: popup.dismiss() if button == "undo" else None
     popup.open()
     return popup

@@ -15,6 +15,7 @@ from kivy.uix.widget import Widget
 
 from tabletop.progress import paid_by_chain, worth_by_turn
 from ui import theme
+from ui.ask import ask
 from ui.i18n import say, text
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
@@ -113,29 +114,10 @@ class ResultsScreen(Screen):
 
     def ask_shutdown(self) -> None:
         """Switch the Pi off safely, after asking (the journal is closed first)."""
-        from kivy.app import App
-        from kivy.uix.boxlayout import BoxLayout
-        from kivy.uix.button import Button
-        from kivy.uix.popup import Popup
-
-        app = App.get_running_app()
-        font = app.font_name if app else "Roboto"
-        box = BoxLayout(orientation="vertical", padding="8dp", spacing="8dp")
-        box.add_widget(Label(text=text("shutdown_ask", self.language), font_name=font,
-                             font_size="18sp"))
-        buttons = BoxLayout(size_hint_y=None, height="56dp", spacing="8dp")
-        popup = Popup(title=text("shutdown", self.language), title_font=font, content=box,
-                      size_hint=(0.8, 0.5), auto_dismiss=False)
-        no = Button(text=text("undo_no", self.language), font_name=font, font_size="18sp")
-        yes = Button(text=text("shutdown", self.language), font_name=font, font_size="18sp",
-                     background_color=(0.7, 0.2, 0.2, 1))
-        no.bind(on_release=lambda *_: popup.dismiss())
-        yes.bind(on_release=lambda *_: (popup.dismiss(), self.act("shutdown")))
-        buttons.add_widget(no)
-        buttons.add_widget(yes)
-        box.add_widget(buttons)
-        self.popup = popup
-        popup.open()
+        language = self.language
+        self.popup = ask(text("shutdown", language), text("shutdown_ask", language),
+                         text("shutdown", language), text("undo_no", language),
+                         lambda: self.act("shutdown"))
 
     @staticmethod
     def _line(words: str, colour: tuple, font: str, size: str = "14sp") -> Label:

@@ -730,10 +730,17 @@ def test_the_menu_switches_the_pi_off_after_asking_with_the_game_saved(run_app, 
         tap(buttons["No"])
         settle()
         assert not off.exists()
-        app.long_press("confirm")                          # the held CONFIRM asks the same
+        # The held CONFIRM asks the same; the buttons answer: UNDO no, CONFIRM yes.
+        prompt = runner.loop.desk.prompt
+        app.long_press("confirm")
         settle()
-        buttons = {w.text: w for w in app.results.popup.walk() if w.__class__.__name__ == "Button"}
-        tap(buttons["Switch off"])
+        app.press("undo")
+        settle()
+        assert not off.exists() and app.results.popup.parent is None
+        assert runner.loop.desk.prompt == prompt            # the game behind was not touched
+        app.long_press("confirm")
+        settle()
+        app.press("confirm")
         settle()
         assert off.exists()
         assert app.results.notice.content.text == "the game is saved; switching off"

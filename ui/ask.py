@@ -1,0 +1,44 @@
+"""A question the table answers yes or no: by a tap, or by the GPIO buttons (CONFIRM is yes,
+UNDO is no), since a player who held CONFIRM to switch off has no finger on the screen."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from kivy.app import App
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.button import Button
+from kivy.uix.label import Label
+from kivy.uix.popup import Popup
+
+#: The colour of a yes that cannot be taken back (switching off, undoing actions).
+DANGER = (0.7, 0.2, 0.2, 1)
+
+
+def ask(title: str, question: str, yes: str, no: str, on_yes: Callable[[], Any]) -> Popup:
+    """Open the question; ``on_yes`` runs once the table says yes (after it closes)."""
+    app = App.get_running_app()
+    font = app.font_name if app else "Roboto"
+    box = BoxLayout(orientation="vertical", padding="8dp", spacing="8dp")
+    box.add_widget(Label(text=question, font_name=font, font_size="18sp", text_size=(500, None),
+                         halign="center"))
+    popup = Popup(title=title, title_font=font, content=box, size_hint=(0.8, 0.6),
+                  auto_dismiss=False)
+
+    def answer(said_yes: bool) -> None:
+        popup.dismiss()
+        if said_yes:
+            on_yes()
+
+    buttons = BoxLayout(size_hint_y=None, height="56dp", spacing="8dp")
+    for words, said_yes in ((no, False), (yes, True)):
+        button = Button(text=words, font_name=font, font_size="18sp",
+                        background_color=DANGER if said_yes else (1, 1, 1, 1))
+        button.bind(on_release=lambda _, y=said_yes: answer(y))
+        buttons.add_widget(button)
+    box.add_widget(buttons)
+    # The app hands the buttons to the question shown: CONFIRM yes, UNDO no, NEXT nothing.
+    popup.on_button = lambda button: answer(button == "confirm") \
+        if button in ("confirm", "undo") else None
+    popup.open()
+    return popup
