@@ -112,20 +112,25 @@ def test_demo_refuses_bad_arguments(args, message):
     assert result.returncode == 2 and message in result.stderr
 
 
-def test_the_light_blinks_for_a_proposal_beeps_for_a_refused_tile_and_goes_off_on_a_fault(tmp_path):
+def resumed_runner(tmp_path, setup, printer_url="", out=lambda line: None):
+    """A Runner (simulated camera, mock buttons) resuming a game of ``setup`` at table 1."""
     from tabletop.journal import Journal
     from tabletop.runner import Runner
 
     data = tmp_path / "data"
     data.mkdir()
     with Journal.open(data / "journal.db", table_name="table 1") as journal:
-        journal.start({"setup": {"rules": "acquire", "players": ["Ann", "Bob"],
-                                 "start_tiles": {"Ann": "1A", "Bob": "12I"}}})
+        journal.start({"setup": setup})
     path = tmp_path / "config.toml"
     path.write_text(f'[camera]\nsource = "sim:acquire,seed=1"\n[controls]\nkind = "mock"\n'
-                    f'[paths]\ndata = "{data}"\n')
+                    f'[printer]\nurl = "{printer_url}"\n[paths]\ndata = "{data}"\n')
+    return Runner(load_config(path, environ={}), out=out)
+
+
+def test_the_light_blinks_for_a_proposal_beeps_for_a_refused_tile_and_goes_off_on_a_fault(tmp_path):
     lines: list[str] = []
-    runner = Runner(load_config(path, environ={}), out=lines.append)
+    runner = resumed_runner(tmp_path, {"rules": "acquire", "players": ["Ann", "Bob"],
+                                       "start_tiles": {"Ann": "1A", "Bob": "12I"}}, out=lines.append)
     try:
         assert lines[0] == ("resuming game 1 of table 1 (Acquire (Classic and Tycoon modes, "
                             "two-player variant, older edition); Ann, Bob) after 0 confirmed actions")
@@ -166,17 +171,9 @@ def _fake_printer():
 def finished_runner(tmp_path, printer_url=""):
     """A Runner whose table played a whole bot game to its end (a real journal)."""
     from tabletop.bot import Bot
-    from tabletop.journal import Journal
-    from tabletop.runner import Runner
 
-    data = tmp_path / "data"
-    data.mkdir()
-    with Journal.open(data / "journal.db", table_name="table 1") as journal:
-        journal.start({"setup": {"rules": "acquire", "players": ["Ann", "Bob"], "seed": 4}})
-    path = tmp_path / "config.toml"
-    path.write_text(f'[camera]\nsource = "sim:acquire,seed=1"\n[controls]\nkind = "mock"\n'
-                    f'[printer]\nurl = "{printer_url}"\n[paths]\ndata = "{data}"\n')
-    runner = Runner(load_config(path, environ={}), out=lambda line: None)
+    runner = resumed_runner(tmp_path, {"rules": "acquire", "players": ["Ann", "Bob"], "seed": 4},
+                            printer_url)
     assistant = runner.loop.desk
     bot = Bot(assistant, seed=4)
     while assistant.game.pending is not None:

@@ -751,21 +751,15 @@ def test_the_printer_unplugged_or_silent():
 
 def test_the_results_screen_services(tmp_path, monkeypatch):
     """A real runner (a resumed game, an unplugged printer, a USB stick in a folder)."""
-    from tabletop.config import load_config
-    from tabletop.journal import Journal
-    from tabletop.runner import Runner
+    sys.path.insert(0, str(Path(__file__).parents[1]))
+    from test_run import resumed_runner
 
     harmless = (sys.executable, "-c", "pass")
     monkeypatch.setattr("hardware.power.POWER_OFF", harmless)      # never the real one
-    data = tmp_path / "data"
-    data.mkdir()
-    with Journal.open(data / "journal.db", table_name="table 1") as journal:
-        journal.start({"setup": {"rules": "acquire", "players": ["Ann", "Bob"],
-                                 "start_tiles": {"Ann": "1A", "Bob": "12I"}}})
-    path = tmp_path / "config.toml"
-    path.write_text(f'[camera]\nsource = "sim:acquire,seed=1"\n[controls]\nkind = "mock"\n'
-                    f'[printer]\nurl = "/dev/nonexistent-printer"\n[paths]\ndata = "{data}"\n')
-    runner = Runner(load_config(path, environ={}), out=lambda line: None)
+    runner = resumed_runner(tmp_path, {"rules": "acquire", "players": ["Ann", "Bob"],
+                                       "start_tiles": {"Ann": "1A", "Bob": "12I"}},
+                            "/dev/nonexistent-printer")
+    data = runner.data
     runner.power_off = harmless
     try:
         assert chinese(runner.print_slip()) == "遊戲結束後才能列印成績單"
