@@ -237,6 +237,11 @@ class Journal:
         return cls(path, log_path, conn, readonly=True, timeout=timeout, table_name=None,
                    report=RecoveryReport())
 
+    @property
+    def closed(self) -> bool:
+        """Whether the journal was closed (it reads and records nothing more)."""
+        return self._conn is None
+
     def close(self) -> None:
         """Close the files (and let another program write the journal)."""
         if self._conn is not None:

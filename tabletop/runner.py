@@ -281,10 +281,25 @@ class Runner:
         return f"game {self.game_id} written to {stick}"
 
     def shutdown(self) -> str:
-        """Close the journal, sync, power the Pi off (the menu asks first)."""
+        """Close the journal, sync, power the Pi off (the menu asks first).
+
+        Should the power stay on (the power-off refused), the journal is opened
+        again and the game goes on where it was: the table is never left with a
+        screen that can no longer record.
+        """
         from hardware.power import POWER_OFF, safe_shutdown
 
-        return safe_shutdown(self.close, command=self.power_off or POWER_OFF).message
+        status = safe_shutdown(self.journal.close, command=self.power_off or POWER_OFF)
+        if status.state != "ready" and self.journal.closed:
+            journal = self.journal
+            try:
+                self.journal = Journal.open(journal.path, table_name=journal.table_name,
+                                            log_path=journal.log_path)
+                if self.game_id is not None:
+                    self.loop.desk.table = self.journal.resume(self.game_id)
+            except TabletopError as error:
+                return f"{status.message}; the journal did not open again: {error}"
+        return status.message
 
     def _printer(self) -> Any:
         if not hasattr(self, "_receipt"):

@@ -301,3 +301,20 @@ def test_a_game_the_journal_cannot_resume_is_refused_and_the_table_keeps_its_gam
         assert runner.loop.desk is desk
     finally:
         runner.close()
+
+
+def test_when_the_power_stays_on_the_game_goes_on_recording(tmp_path):
+    from tabletop.bot import Bot
+
+    runner = resumed_runner(tmp_path, {"rules": "acquire", "players": ["Ann", "Bob"], "seed": 4})
+    try:
+        runner.power_off = [sys.executable, "-c", "import sys; sys.exit('not allowed')"]
+        assistant = runner.loop.desk
+        Bot(assistant, seed=4).act()
+        played = len(assistant.game.history)
+        assert runner.shutdown() == "the game is saved, but power-off failed: not allowed"
+        assert not runner.journal.closed
+        Bot(assistant, seed=5).act()                       # the table plays on, recorded
+        assert runner.journal.info(runner.game_id).actions == played + 1
+    finally:
+        runner.close()

@@ -40,6 +40,8 @@ REFUSALS: list[tuple[str, str]] = [
     ("{t} was placed while the table is asked to {m}: take it off, finish this first",
      "{t} 放得不是時候，牌桌正在等：{m}。請先把它拿走，完成這一步"),
     ("{m}; take the tiles off and draw again", "{m}；請把地磚拿走，重新抽"),
+    # tabletop/runner.py: the power stayed on, and the journal would not open again
+    ("{m}; the journal did not open again: {e}", "{m}；紀錄無法再次開啟：{e}"),
     # hardware/printer.py: the slips waiting, after the printer's state ({m}, in the printer's
     # section below; "printer: {n} slips waiting" would take "printer: out of paper; 2 slips ...")
     ("{m}; {n} slips waiting", "{m}；{n} 張成績單等待列印"),
