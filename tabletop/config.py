@@ -30,7 +30,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "controls": {"kind": "auto", "hold_time": 1.5, "pins": {}},
     "printer": {"url": "", "baudrate": 9600, "columns": 32},
     "panel": {"url": "", "baudrate": 115200},
-    "screen": {"language": "en"},
+    "screen": {"language": "en", "keyboard": "auto"},
     "paths": {"data": ""},
 }
 
@@ -98,7 +98,9 @@ def load_config(path: str | Path | None = None,
 
 #: Values a key may take, where not every value of its type will do.
 CHOICES = {("controls", "kind"): ("auto", "gpio", "keyboard", "panel", "mock"),
-           ("screen", "language"): ("en", "zh-TW")}
+           ("screen", "language"): ("en", "zh-TW"),
+           # "auto": an on-screen keyboard unless a real one is plugged in.
+           ("screen", "keyboard"): ("auto", "on-screen", "system")}
 
 
 def _check(values: dict[str, dict[str, Any]], path: Path, environ: Mapping[str, str]) -> None:

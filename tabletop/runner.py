@@ -314,6 +314,10 @@ class Runner:
 
     def run_app(self) -> int:
         """The same table on the touchscreen app (the app's clock steps the loop)."""
+        from kivy.config import Config
+
+        # Before the window exists: the keyboard mode is read when it is made.
+        Config.set("kivy", "keyboard_mode", keyboard_mode(self.config.values["screen"]["keyboard"]))
         from ui.app import TableApp
 
         language = self.config.values["screen"]["language"]
@@ -352,6 +356,19 @@ def main(config: Config, players: list[str] | None, new: bool, headless: bool = 
     runner = Runner(config, players, new, out=lambda line: print(line, flush=True),
                     setup_on_screen=app)
     return runner.run_app() if app else runner.run()
+
+
+def keyboard_mode(choice: str, plugged: Callable[[], bool] | None = None) -> str:
+    """Kivy's keyboard mode for ``[screen] keyboard``: an on-screen keyboard docked at the
+    bottom (a real one still types) unless ``system``, or ``auto`` with a keyboard plugged in.
+
+    >>> keyboard_mode("on-screen"), keyboard_mode("system"), keyboard_mode("auto", lambda: True)
+    ('systemanddock', 'system', 'system')
+    """
+    if plugged is None:
+        from hardware.keyboard import keyboard_plugged as plugged
+    on_screen = choice == "on-screen" or (choice == "auto" and not plugged())
+    return "systemanddock" if on_screen else "system"
 
 
 def _display() -> bool:

@@ -43,6 +43,7 @@ def test_the_file_overrides_defaults_and_the_environment_overrides_the_file(tmp_
     ("[cameras]\nsource = 'usb:0'\n", "[cameras]"),
     ("[printer]\ncolumns = 'wide'\n", "printer.columns"),
     ("[camera\n", "not valid TOML"),
+    ("[screen]\nkeyboard = 'virtual'\n", "screen.keyboard"),
 ])
 def test_a_malformed_file_is_refused_naming_the_key(tmp_path, text, named):
     path = tmp_path / "config.toml"
