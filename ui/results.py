@@ -110,6 +110,7 @@ class ResultsScreen(Screen):
                             content=Label(text=said, font_name=font, font_size="18sp",
                                           text_size=(400, None), halign="center"),
                             size_hint=(0.7, 0.45))
+        self.notice.on_button = lambda button: self.notice.dismiss()   # any button closes it
         self.notice.open()
 
     def ask_shutdown(self) -> None:

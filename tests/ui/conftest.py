@@ -70,6 +70,10 @@ def run_app():
         return app
 
     yield start
+    from kivy.uix.modalview import ModalView
+
+    for view in [w for w in Window.children if isinstance(w, ModalView)]:
+        view.dismiss(animation=False)       # a question left open must not take the next test's presses
     for app in started:
         Clock.unschedule(app.tick)
         Window.unbind(on_key_down=app._key)
@@ -123,3 +127,49 @@ def texts(widget) -> list[str]:
 
     return [re.sub(r"\[/?[a-z]+[^\]]*\]", "", child.text) for child in widget.walk(restrict=True)
             if isinstance(getattr(child, "text", None), str) and child.text]
+
+
+# --- games and checks the screens' tests share ----------------------------------------------------
+
+#: Acquire, three players; Cy draws first and is to place.
+SETUP = {"setup": {"rules": "acquire", "players": ["Ann", "Bob", "Cy"],
+                   "start_tiles": {"Ann": "5C", "Bob": "9I", "Cy": "1D"}}}
+
+
+@pytest.fixture
+def table(tmp_path):
+    """A journal's game of :data:`SETUP`, just started."""
+    from tabletop.journal import Journal
+
+    with Journal.open(tmp_path / "journal.db", table_name="test") as journal:
+        yield journal.start(SETUP)
+
+
+def play(assistant, actions: int, seed: int = 2) -> None:
+    """Bots play ``actions`` actions (or to the end) through the assistant."""
+    from tabletop.bot import Bot
+
+    bot = Bot(assistant, seed=seed)
+    for _ in range(actions):
+        if assistant.game.pending is None:
+            return
+        bot.act()
+
+
+def outside_the_window(root):
+    """Widgets drawn (partly) off the screen; what a ScrollView holds may scroll, and is not."""
+    from kivy.core.window import Window
+    from kivy.uix.scrollview import ScrollView
+
+    scrolled = {id(w) for view in root.walk() if isinstance(view, ScrollView)
+                for w in view.walk() if w is not view}
+    off = []
+    for widget in root.walk():
+        if id(widget) in scrolled or widget.width <= 1 or widget.height <= 1:
+            continue
+        x, y = widget.to_window(widget.x, widget.y)
+        if x < -1 or y < -1 or x + widget.width > Window.width + 1 or \
+                y + widget.height > Window.height + 1:
+            off.append((type(widget).__name__, getattr(widget, "text", ""), (x, y)))
+    return off
+
