@@ -232,12 +232,25 @@ class Watcher:
         self.tracker = StabilityTracker(hold, label=self.labels.__getitem__)
         self._cells = frozenset(range(len(self.labels)))
         self._last: Observation | None = None
+        self._expected: frozenset[int] | None = None
+
+    def expect(self, labels: Iterable[str]) -> None:
+        """The board as the game's record holds it, for the frames before the reference.
+
+        The cells it leaves bare are what a crowded board is told readable by
+        (a game resumed late, too few cells empty to judge by the tiles alone);
+        the reference itself is still what the camera sees.
+        """
+        cells = {label: cell for cell, label in enumerate(self.labels)}
+        self._expected = frozenset(cells[label] for label in labels if label in cells)
 
     def feed(self, index: int, seconds: float, image: np.ndarray) -> list[dict]:
         """Read frame ``index`` (taken at ``seconds``); the decisions made at it, as dicts."""
         reference = self.tracker.reference
-        bare = None if reference is None else \
-            self._cells - reference - self.tracker.unknown
+        if reference is not None:
+            bare = self._cells - reference - self.tracker.unknown
+        else:
+            bare = None if self._expected is None else self._cells - self._expected
         seen = self._last = self.recognizer.read(image, bare)
         decisions = self.tracker.feed(index, seconds,
                                       Reading(seen.occupied, seen.uncertain, seen.clear))

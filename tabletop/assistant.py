@@ -146,6 +146,12 @@ class Assistant:
         """Whether the camera is off: tiles are entered by tapping their cells."""
         return bool(self._banner)
 
+    @property
+    def tiles(self) -> set[str]:
+        """The cells holding a tile in the game's books (lone, chain or turned-over dead)."""
+        labels = self.game.geometry.labels
+        return {labels[cell] for cell, owner in enumerate(self.game.board.cells) if owner != EMPTY}
+
     # --- inputs from the camera and the screen -------------------------------------------------
 
     def tile_seen(self, label: str) -> None:
@@ -154,7 +160,7 @@ class Assistant:
         if label is None:
             return
         if self._seen is not None:
-            missing = label in self._game_tiles() and label not in self._seen
+            missing = label in self.tiles and label not in self._seen
             self._seen.add(label)
             if missing:
                 self._message = f"{label} is back on the board"
@@ -324,7 +330,7 @@ class Assistant:
         """Where the camera's board and the game's differ, as the table reads them."""
         if self._seen is None:
             return []
-        game_tiles = self._game_tiles()
+        game_tiles = self.tiles
         pending = {self._proposal.tile} \
             if isinstance(self._proposal, (act.Place, act.Market, act.Dead)) else set()
         extra = self._seen - game_tiles - set(self.flagged) - pending
@@ -365,7 +371,7 @@ class Assistant:
     def _settling(self, kind: str) -> list[Option]:
         options = []
         if kind in ("place", "closing") and self._seen is not None:
-            extra = self._seen - self._game_tiles() - set(self.flagged)
+            extra = self._seen - self.tiles - set(self.flagged)
             for label in sorted(extra, key=self.game.geometry.parse):
                 options.append(Option(f"{label} was placed this turn: propose it", None,
                                       command=PROPOSE + label))
@@ -436,11 +442,6 @@ class Assistant:
         except TabletopError as error:
             self._message = str(error)
             return None
-
-    def _game_tiles(self) -> set[str]:
-        """The cells holding a tile in the game's books (lone, chain or turned-over dead)."""
-        labels = self.game.geometry.labels
-        return {labels[cell] for cell, owner in enumerate(self.game.board.cells) if owner != EMPTY}
 
     def _flag(self, label: str, reason: str, message: str) -> None:
         self.flagged[label] = reason

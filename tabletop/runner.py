@@ -155,7 +155,7 @@ class Runner:
         table = self.journal.resume(game_id)
         self.out(f"resuming game {game_id} after {len(table.game.history)} confirmed actions")
         self.loop.desk, self.loop.start = self._assistant(table), None
-        self.eyes.restart()     # the camera's next still board is compared with the game's
+        self.loop.look_again()  # the camera's next still board is compared with the game's
 
     def _start(self, seating: Seating) -> Assistant:
         table = self.journal.start({"setup": seating.setup})
@@ -226,6 +226,7 @@ class Runner:
         except (OSError, TabletopError) as error:
             return f"not saved: {getattr(error, 'strerror', None) or error}"
         self.eyes = self.loop.eyes = Watcher(calibration)
+        self.loop.look_again()
         return f"saved to {path}"
 
     def printer_status(self) -> Any:

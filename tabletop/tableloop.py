@@ -88,6 +88,18 @@ class TableLoop:
         self.seen: list[Seen] = []          # every decision of the eyes, in order
         self.frame_seconds: list[float] = []  # wall time spent on each frame, once read
         self._fault = False
+        self._expect()
+
+    def look_again(self) -> None:
+        """The eyes take a new reference from the next still board (told the game's board)."""
+        self.eyes.restart()
+        self._expect()
+
+    def _expect(self) -> None:
+        # A game's board helps the eyes read a crowded table before their own reference.
+        tiles, expect = getattr(self.desk, "tiles", None), getattr(self.eyes, "expect", None)
+        if tiles is not None and expect is not None:
+            expect(sorted(tiles))
 
     def step(self) -> bool:
         """Read one frame and act on what it decides; False when no frame came."""
@@ -106,7 +118,7 @@ class TableLoop:
             self._fault = False
             if desk is not None:
                 desk.camera_back()
-            self.eyes.restart()
+            self.look_again()
         decisions = self.eyes.feed(frame.index, frame.timestamp, frame.image)
         for decision in decisions:
             self._route(decision)

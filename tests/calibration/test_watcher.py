@@ -184,3 +184,58 @@ def test_a_board_crowded_with_tiles_is_still_read_where_the_tracker_knows_cells_
     assert len(lines[0]["board"]) == len(initial)
     assert [line["tile"] for line in lines if "tile" in line] == free
     assert watcher.last.clear and len(watcher.last.occupied) == len(labels)
+
+
+def test_a_crowded_board_at_start_is_read_by_the_board_the_game_expects(vision):
+    # A game resumed late: 105 of 108 cells hold tiles when the camera first looks. Too few
+    # are bare to judge a frame by, until the Watcher is told which cells the game has empty.
+    setup = vision.setup("square", vision.WATCH_SIZE)
+    labels = setup.calibration.layout.geometry.labels
+    free = ["3C", "7E", "11H"]
+    initial = {label: None for label in labels if label not in free}
+    sequence = vision.trimmed(render_sequence(setup.table, [Place("7E")],
+                                              np.random.default_rng(6), initial=initial))
+
+    def decisions(watcher):
+        return [line for index, seconds, image in vision.frames(sequence)
+                for line in watcher.feed(index, seconds, image)]
+
+    assert not any("board" in line for line in decisions(Watcher(setup.calibration, HOLD)))
+    watcher = Watcher(setup.calibration, HOLD)
+    watcher.expect(initial)
+    lines = decisions(watcher)
+    assert sorted(lines[0]["board"]) == sorted(initial)
+    assert [line["tile"] for line in lines if "tile" in line] == ["7E"]
+
+
+def test_the_table_loop_tells_the_eyes_the_games_board_from_the_start(
+        vision, tmp_path):
+    """A resumed game on a crowded board, through a real `dir:` camera and the table loop."""
+    import cv2
+
+    from hardware.camera import open_camera
+    from tabletop.tableloop import TableLoop
+
+    setup = vision.setup("square", vision.WATCH_SIZE)
+    labels = setup.calibration.layout.geometry.labels
+    initial = {label: None for label in labels if label not in ("3C", "7E", "11H")}
+    sequence = vision.trimmed(render_sequence(setup.table, [Place("7E")],
+                                              np.random.default_rng(6), initial=initial))
+    for index, _, image in vision.frames(sequence):
+        cv2.imwrite(str(tmp_path / f"{index:05d}.png"), image)
+
+    class Desk:
+        """What the loop tells a desk, kept (the game's board is ``tiles``)."""
+        tiles = set(initial)
+        told: list = []
+
+        def __getattr__(self, name):
+            return lambda *args: self.told.append((name, *args))
+
+    desk = Desk()
+    with open_camera(f"dir:{tmp_path}") as camera:
+        loop = TableLoop(desk, camera, Watcher(setup.calibration, HOLD))
+        while loop.step():
+            pass
+    assert desk.told[0] == ("board_seen", sorted(initial, key=setup.calibration.layout.cell))
+    assert ("tile_seen", "7E") in desk.told
