@@ -350,9 +350,31 @@ def _stop(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
 
-def main(config: Config, players: list[str] | None, new: bool, headless: bool = False) -> int:
+def main(config: Config, players: list[str] | None, new: bool, headless: bool = False,
+         screen: bool = False, wait: float = 60.0) -> int:
     """``tabletop run``: the touchscreen app where there is a display and Kivy, else headless
-    (printing lines as they come: a log or a terminal reads them live)."""
+    (printing lines as they come: a log or a terminal reads them live).
+
+    ``screen`` (the Pi's service, started before anyone's desktop): find the
+    desktop logged in on the screen, waiting up to ``wait`` seconds for it;
+    without one (or without Kivy) exit 1, and systemd tries again.
+    """
+    if screen and not headless:
+        import sys
+
+        from hardware.screen import wait_for_screen
+
+        found = wait_for_screen(os.environ, wait)
+        if found is None:
+            print(f"tabletop: no desktop came up on the screen in {wait:g} s (no Wayland or X "
+                  f"socket of this user): log in on the touchscreen, or run with --headless",
+                  file=sys.stderr)
+            return 1
+        os.environ.update(found)
+        if not _display():
+            print("tabletop: the touchscreen app needs Kivy: pip install 'tabletop[ui]'",
+                  file=sys.stderr)
+            return 1
     app = not headless and _display()
     runner = Runner(config, players, new, out=lambda line: print(line, flush=True),
                     setup_on_screen=app)

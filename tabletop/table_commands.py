@@ -38,6 +38,9 @@ def register(commands: argparse._SubParsersAction) -> None:
                      help="start a new game even if one is unfinished (it stays in the journal)")
     run.add_argument("--headless", action="store_true",
                      help="print what the screen would show instead of opening the app")
+    run.add_argument("--screen", action="store_true",
+                     help="the Pi's service: show the app on the desktop logged in on the "
+                          "touchscreen, waiting for it to come up (exit 1 if none does)")
     run.set_defaults(run=_run)
 
     shots = commands.add_parser(
@@ -71,7 +74,7 @@ def _run(args: argparse.Namespace) -> int:
 
     players = [name.strip() for name in args.players.split(",")] if args.players else None
     try:
-        return main(load_config(), players, args.new, args.headless)
+        return main(load_config(), players, args.new, args.headless, args.screen)
     except TabletopError:
         raise
     except ValueError as error:          # a device setting the hardware layer refused

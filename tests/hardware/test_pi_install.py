@@ -54,7 +54,7 @@ def test_service_starts_the_app_at_boot_and_restarts_it_on_failure():
     unit.optionxform = str
     unit.read(PI / "tabletop.service")
     service = unit["Service"]
-    assert service["ExecStart"] == "@PREFIX@/venv/bin/tabletop run"
+    assert service["ExecStart"] == "@PREFIX@/venv/bin/tabletop run --screen"
     assert service["Restart"] == "on-failure"
     assert "gpio" in service["SupplementaryGroups"] and "dialout" in service["SupplementaryGroups"]
     assert unit["Install"]["WantedBy"] == "graphical.target"
