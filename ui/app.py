@@ -174,6 +174,9 @@ class TableApp(App):
             # A question or a menu is open: the buttons answer it, never the game behind it.
             getattr(asked, "on_button", lambda button: None)(button)
             return
+        if self.root.current == "results":
+            self._results_press(button)
+            return
         if self.root.current != "table" or self.desk is None:
             return        # the other screens have their own buttons; a stray press does nothing
         if self.loop is not None:
@@ -181,6 +184,17 @@ class TableApp(App):
         else:
             self.desk.press(button)
         self.update()
+
+    def _results_press(self, button: str) -> None:
+        """At the end, as the results screen's hint says: CONFIRM prints the slip, NEXT writes
+        the game to a USB stick, UNDO goes back to the table taking back the last action."""
+        if button == "confirm":
+            self.results.act("print_slip")
+        elif button == "next":
+            self.results.act("export")
+        elif button == "undo" and self.desk is not None:
+            self.show("table")
+            self.press("undo")
 
     def long_press(self, button: str) -> None:
         """Held buttons (their meanings are shown on the table screen): NEXT the history,

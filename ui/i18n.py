@@ -101,6 +101,8 @@ TEXTS: dict[str, dict[str, str]] = {
     "undo_yes": {"en": "Yes, undo", "zh-TW": "確定復原"},
     "undo_no": {"en": "No", "zh-TW": "取消"},
     "results": {"en": "Final standings", "zh-TW": "最終排名"},
+    "results_buttons": {"en": "CONFIRM: print the slip · NEXT: to USB · UNDO: take back the end",
+                        "zh-TW": "確認：列印成績單 · 下一個：存到 USB · 復原：取消結束"},
     "net_worth": {"en": "Net worth by turn", "zh-TW": "各回合淨值"},
     "paid_legend": {"en": "by chain: bonuses + sales", "zh-TW": "各公司：紅利 + 賣股"},
     "long_presses": {"en": "hold NEXT: history · UNDO: table · CONFIRM: off",

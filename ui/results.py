@@ -16,9 +16,12 @@ from kivy.uix.widget import Widget
 from tabletop.progress import paid_by_chain, worth_by_turn
 from ui import theme
 from ui.ask import ask
-from ui.i18n import say, text
+from ui.i18n import LANGUAGES, TEXTS, say, text
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
+
+#: The hint of what the GPIO buttons do here, in each language (replaced by what a service says).
+HINTS = {TEXTS["results_buttons"][language] for language in LANGUAGES}
 
 #: The players' line colours (distinct from one another; names are beside them too).
 LINES = [(0.95, 0.6, 0.1, 1), (0.35, 0.75, 0.95, 1), (0.3, 0.85, 0.5, 1), (0.95, 0.4, 0.7, 1),
@@ -69,6 +72,8 @@ class ResultsScreen(Screen):
         ids.export.text = text("export", language)
         ids.shutdown.text = text("shutdown", language)
         ids.chart_title.text = text("net_worth", language)
+        if not ids.status.text or ids.status.text in HINTS:
+            ids.status.text = text("results_buttons", language)   # till a service says more
         grid = ids.standings
         grid.clear_widgets()
         if game is None or game.standings is None:

@@ -226,7 +226,13 @@ def test_the_results_screen_prints_the_slip_and_shows_a_printer_fault(run_app, t
         app = run_app(TableApp(loop=runner.loop, controls=runner.controls, services=runner))
         app.update()
         assert app.root.current == "results"
+        assert app.results.ids.status.text.startswith("CONFIRM: print the slip")
         tap(app.results.ids.print)
+        assert app.results.ids.status.text == "printing the score slip"
+        assert runner.last_job.wait(5)
+        app.press("next")                            # the GPIO buttons too: NEXT to a stick
+        assert app.results.ids.status.text == "no USB stick found: plug one in and try again"
+        app.press("confirm")                         # CONFIRM prints the slip again
         assert app.results.ids.status.text == "printing the score slip"
         assert runner.last_job.wait(5)
         device.close()                               # the printer is unplugged
@@ -237,6 +243,12 @@ def test_the_results_screen_prints_the_slip_and_shows_a_printer_fault(run_app, t
         app.show("table")
         assert app.table.ids.banner.text.strip() == "printer unplugged; 1 slip waiting"
         assert app.table.fault
+        app.show("results")
+        played = len(runner.loop.desk.game.history)
+        app.press("undo")                            # UNDO: back to the table, the end taken back
+        assert app.root.current == "table"
+        assert runner.loop.desk.game.pending is not None
+        assert len(runner.loop.desk.game.history) == played - 1
     finally:
         runner.close()
 
