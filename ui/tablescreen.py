@@ -168,46 +168,53 @@ class TableScreen(Screen):
         placed = [a for a in game.history if getattr(a, "kind", "") == "place"]
         board.last = game.geometry.parse(placed[-1].tile) if placed else -1
 
+    #: The chain table's columns and their shares of its width.
+    WIDTHS = {"chain": 0.23, "size": 0.09, "price": 0.14, "bonuses": 0.37, "trade_head": 0.37,
+              "bank": 0.1, "safe": 0.1, "buy_head": 0.28}
+
     def _chains(self, game: Any, shown: dict) -> None:
         heads, grid, language = self.ids.chain_heads, self.ids.chains, self.language
         heads.clear_widgets()
         grid.clear_widgets()
         with_bank = any("bank_shares" in c for c in shown["chains"].values())
         buying = self.desk.prompt.kind == "buy" and hasattr(self.desk, "set_purchase")
-        trading = buying and self._trading(game)
-        # While a purchase needs shares traded in, their steppers take the bonuses' place.
-        columns = [("chain", 0.23), ("size", 0.09), ("price", 0.14),
-                   ("trade_head" if trading else "bonuses", 0.37),
-                   ("bank" if with_bank else "safe", 0.09)] + ([("buy_head", 0.28)] if buying else [])
+        # While buying, the buy steppers take the size's place (a safe chain keeps its `*`),
+        # and when the purchase needs shares traded in, their steppers take the bonuses'.
+        columns = ["chain"] + ([] if buying else ["size"]) + [
+            "price", "trade_head" if buying and self._trading(game) else "bonuses",
+            "bank" if with_bank else "safe"] + (["buy_head"] if buying else [])
         heads.cols = grid.cols = len(columns)
-        for key, width in columns:
-            heads.add_widget(self._cell(text(key, language), theme.DIM, width, "12sp"))
+        for key in columns:
+            heads.add_widget(self._cell(text(key, language), theme.DIM, self.WIDTHS[key], "12sp"))
         if not shown["chains"]:
-            grid.add_widget(self._cell(text("no_chains", language), theme.DIM, columns[0][1]))
-            for _, width in columns[1:]:
-                grid.add_widget(self._cell("", width=width))
+            grid.add_widget(self._cell(text("no_chains", language), theme.DIM, self.WIDTHS["chain"]))
+            for key in columns[1:]:
+                grid.add_widget(self._cell("", width=self.WIDTHS[key]))
             return
         money, desk = game.rules.money, self.desk
         for name, chain in shown["chains"].items():
-            index = game.rules.chain_index(name)
-            # Safe chains are marked by an asterisk as well as the word, for narrow screens.
-            row = [(f"[b]{name}[/b]", theme.chain_colour(index)),
-                   (f"{chain['size']}{'*' if chain['safe'] else ''}", theme.TEXT),
-                   (money(chain["price"]), theme.TEXT),
-                   # Tycoon's three bonuses close up to fit where Classic's two are spaced.
-                   (("/" if len(chain["bonuses"]) > 2 else " / ").join(
-                       money(b) for b in chain["bonuses"]), theme.TEXT),
-                   (str(chain.get("bank_shares", "")) if with_bank else
-                    (text("safe", language) if chain["safe"] else ""), theme.TEXT)]
-            for column, ((words, colour), (_, width)) in enumerate(zip(row, columns)):
-                if column == 3 and trading:
+            index, safe = game.rules.chain_index(name), "*" if chain["safe"] else ""
+            bonuses = chain["bonuses"]
+            cells = {
+                "chain": (f"[b]{name}[/b]{safe if buying else ''}", theme.chain_colour(index)),
+                "size": (f"{chain['size']}{safe}", theme.TEXT),
+                "price": (money(chain["price"]), theme.TEXT),
+                # Tycoon's three bonuses close up to fit where Classic's two are spaced.
+                "bonuses": (("/" if len(bonuses) > 2 else " / ").join(map(money, bonuses)),
+                            theme.TEXT),
+                "bank": (str(chain.get("bank_shares", "")), theme.TEXT),
+                "safe": (text("safe", language) if safe else "", theme.TEXT)}
+            for key in columns:
+                width = self.WIDTHS[key]
+                if key == "trade_head":
                     grid.add_widget(self._trade_stepper(game, index, width))
+                elif key == "buy_head":
+                    bought = list(desk.basket).count(index) - list(desk.traded).count(index)
+                    grid.add_widget(self._steps(bought, lambda n, c=index: desk.set_purchase(c, n),
+                                                1, width))
                 else:
-                    small = column == 3 and len(chain["bonuses"]) > 2
-                    grid.add_widget(self._cell(words, colour, width, "12sp" if small else "14sp"))
-            if buying:
-                bought = list(desk.basket).count(index) - list(desk.traded).count(index)
-                grid.add_widget(self._steps(bought, lambda n, c=index: desk.set_purchase(c, n)))
+                    small = key == "bonuses" and len(bonuses) > 2
+                    grid.add_widget(self._cell(*cells[key], width, "12sp" if small else "14sp"))
 
     def _trading(self, game: Any) -> bool:
         """Whether shares may be traded in now: the rules allow it and the cash falls short."""
