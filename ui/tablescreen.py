@@ -89,7 +89,9 @@ class TableScreen(Screen):
             chosen = f"[color={colour}][b]{chosen}[/b][/color]  {text('tier', language, tier=tier)}"
         ids.chosen.text = f"{chosen}   ({prompt.index + 1}/{count})" if count > 1 else chosen
         notes = [say(prompt.message, language)] if prompt.message else []
-        ids.figures.text = self._figures(desk, language)
+        # Read once: each reading of the desk's figures builds its prompt again.
+        figures = getattr(desk, "figures", None)
+        ids.figures.text = self._figures(desk, figures, language)
         if prompt.flagged:
             notes.append(text("take_off", language, tiles=", ".join(prompt.flagged)))
         notes += [say(d, language) for d in prompt.differences]
@@ -104,7 +106,7 @@ class TableScreen(Screen):
                               paid=", ".join(f"{e['player']} {game.rules.money(e['amount'])}"
                                              for e in self._payout)))
         ids.message.text = "\n".join(notes)
-        self._tools(game, prompt)
+        self._tools(game, prompt, figures)
         if game is not None:
             self._board(game, prompt)
             # The game's own disclosure option rules; the screen's may only show less.
@@ -116,12 +118,11 @@ class TableScreen(Screen):
                 shown["players"] = [next(p for p in full["players"] if p["name"] == self._peek)
                                     if entry["name"] == self._peek else entry
                                     for entry in shown["players"]]
-            self._chains(game, shown)
+            self._chains(game, shown, prompt, figures)
             self._players(shown, game.rules.money)
 
-    def _figures(self, desk: Any, language: str) -> str:
+    def _figures(self, desk: Any, figures: dict | None, language: str) -> str:
         """The acting player's own figures for the decision in hand (shown only then)."""
-        figures = getattr(desk, "figures", None)
         if not figures:
             return ""
         money = desk.game.rules.money
@@ -136,13 +137,11 @@ class TableScreen(Screen):
         return text("dispose_figures", language, survivor=game.rules.chains[game.merger.survivor].name,
                     **shown)
 
-    def _tools(self, game: Any, prompt: Any) -> None:
+    def _tools(self, game: Any, prompt: Any, figures: dict | None) -> None:
         """While a holder disposes: steppers to sell and trade, and what is kept, shown live."""
         tools, language = self.ids.tools, self.language
         tools.clear_widgets()
-        figures = getattr(self.desk, "figures", None) \
-            if prompt.kind == "dispose" and hasattr(self.desk, "set_disposal") else None
-        if not figures:
+        if not figures or prompt.kind != "dispose" or not hasattr(self.desk, "set_disposal"):
             tools.height = 0
             return
         tools.height = dp(40)
@@ -172,16 +171,16 @@ class TableScreen(Screen):
     WIDTHS = {"chain": 0.23, "size": 0.09, "price": 0.14, "bonuses": 0.37, "trade_head": 0.37,
               "bank": 0.1, "safe": 0.1, "buy_head": 0.28}
 
-    def _chains(self, game: Any, shown: dict) -> None:
+    def _chains(self, game: Any, shown: dict, prompt: Any, figures: dict | None) -> None:
         heads, grid, language = self.ids.chain_heads, self.ids.chains, self.language
         heads.clear_widgets()
         grid.clear_widgets()
         with_bank = any("bank_shares" in c for c in shown["chains"].values())
-        buying = self.desk.prompt.kind == "buy" and hasattr(self.desk, "set_purchase")
+        buying = prompt.kind == "buy" and hasattr(self.desk, "set_purchase")
         # While buying, the buy steppers take the size's place (a safe chain keeps its `*`),
         # and when the purchase needs shares traded in, their steppers take the bonuses'.
         columns = ["chain"] + ([] if buying else ["size"]) + [
-            "price", "trade_head" if buying and self._trading(game) else "bonuses",
+            "price", "trade_head" if buying and self._trading(game, figures) else "bonuses",
             "bank" if with_bank else "safe"] + (["buy_head"] if buying else [])
         heads.cols = grid.cols = len(columns)
         for key in columns:
@@ -216,9 +215,8 @@ class TableScreen(Screen):
                     small = key == "bonuses" and len(bonuses) > 2
                     grid.add_widget(self._cell(*cells[key], width, "12sp" if small else "14sp"))
 
-    def _trading(self, game: Any) -> bool:
+    def _trading(self, game: Any, figures: dict | None) -> bool:
         """Whether shares may be traded in now: the rules allow it and the cash falls short."""
-        figures = getattr(self.desk, "figures", None)
         return bool(game.rules.trade_to_buy and hasattr(self.desk, "set_trade_in") and figures
                     and (figures["cost"] > figures["cash"] or figures["raised"]))
 
