@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tabletop.demo import Demo  # noqa: E402
+from tabletop.assembly.demo import Demo  # noqa: E402
 
 
 def percentile(values: list[float], fraction: float) -> float:

@@ -24,8 +24,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tabletop import Game, load_rules, replay  # noqa: E402
-from tabletop.actions import parse_action  # noqa: E402
-from tabletop.simulate import play_random_game, random_action, simulate  # noqa: E402
+from tabletop.engine.actions import parse_action  # noqa: E402
+from tabletop.engine.random_play import play_random_game, random_action, simulate  # noqa: E402
 
 
 def games_per_second(rules, players: int, games: int, repeats: int = 3) -> tuple[float, float]:

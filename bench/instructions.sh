@@ -11,7 +11,7 @@ count() {
   valgrind --tool=callgrind --callgrind-out-file=/dev/null "$py" -c "
 import sys
 from tabletop import load_rules
-from tabletop.simulate import play_random_game
+from tabletop.engine.random_play import play_random_game
 rules, names = load_rules('acquire'), [f'P{i}' for i in range($players)]
 for seed in range($1): play_random_game(rules, names, seed)
 " 2>&1 | awk '/Collected/ {print $4}'

@@ -26,8 +26,8 @@ import json, os, resource, statistics, sys, time
 started = float(sys.argv[1]); seconds = float(sys.argv[2])
 os.environ["KIVY_NO_ARGS"] = "1"
 from kivy.clock import Clock
-from tabletop.config import load_config
-from tabletop.runner import Runner
+from tabletop.assembly.config import load_config
+from tabletop.assembly.runner import Runner
 import ui.app as uiapp
 
 ticks, shown = [], {}
@@ -63,10 +63,10 @@ def record(folder: Path, seconds: float) -> Path:
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from calibration.calibrate import calibrate
-    from calibration.render import make_table, render_empty
+    from calibration.synthetic.render import make_table, render_empty
     import cv2
 
-    from calibration.sequences import random_steps, render_sequence
+    from calibration.synthetic.sequences import random_steps, render_sequence
 
     table = make_table("acquire", seed=3)
     rng = np.random.default_rng(3)

@@ -3,7 +3,7 @@
     python3 bench/vision.py [--frames 2100] [--seed 0] [--sequences 2] [--placements 8]
                             [--quick] [--json FILE]
 
-Everything is rendered (``calibration.render``), so the truth is known:
+Everything is rendered (``calibration.synthetic.render``), so the truth is known:
 
 * Recognition: ``--frames`` frames of 1280x960 spread over the three layouts
   (square 12x9, the 182-hex board in both row parities, the quadrant board),
@@ -53,10 +53,11 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from calibration.calibrate import calibrate  # noqa: E402
-from calibration.recognize import Recognizer, watch  # noqa: E402
-from calibration.render import TILE_STYLES, make_table, render, render_empty  # noqa: E402
-from calibration.scenes import Nuisances  # noqa: E402
-from calibration.sequences import random_steps, render_sequence, warning_kind  # noqa: E402
+from calibration.recognize import Recognizer, sightings  # noqa: E402
+from calibration.synthetic.render import TILE_STYLES, make_table, render, render_empty  # noqa: E402
+from calibration.synthetic.scenes import Nuisances  # noqa: E402
+from calibration.synthetic.sequences import random_steps, render_sequence, warning_kind  # noqa: E402
+from tabletop.geometry.sightings import BoardSeen, ChangesSeen, Sighting, TileSeen  # noqa: E402
 
 #: (name, rule set, options) of every table's board; hex tables alternate their parity.
 LAYOUTS = [("square", "acquire", ({},)),
@@ -177,21 +178,25 @@ def recognition(boards_: list[Board], frames: int, seed: int) -> list[dict]:
 
 # --- watch ----------------------------------------------------------------------------------
 
-def score(sequence, lines: list[dict]) -> dict:
-    """``watch``'s lines against a sequence's truth (see the module docstring)."""
+def score(sequence, seen: list[Sighting]) -> dict:
+    """``watch``'s commits and warnings against a sequence's truth (see the module docstring).
+
+    ``seen``: every sighting of the game; reference boards are not ``watch``'s and are left out.
+    """
     fps = sequence.fps
     placements = [event for event in sequence.events if event.kind == "place"]
-    commits = [line for line in lines if "tile" in line]
-    warnings = [line for line in lines if "warning" in line]
+    lines = [line for line in seen if not isinstance(line, BoardSeen)]
+    commits = [line for line in lines if isinstance(line, TileSeen)]
+    warnings = [line for line in lines if isinstance(line, ChangesSeen)]
     used: set[int] = set()
     delays, missed = [], []
     for number, event in enumerate(placements):
         until = placements[number + 1].start if number + 1 < len(placements) else len(sequence)
         hits = [k for k, line in enumerate(commits) if k not in used
-                and line["tile"] == event.labels[0] and event.clear_from <= line["frame"] < until]
+                and line.tile == event.labels[0] and event.clear_from <= line.frame < until]
         if hits:
             used.add(hits[0])
-            delays.append((commits[hits[0]]["frame"] - event.clear_from) / fps)
+            delays.append((commits[hits[0]].frame - event.clear_from) / fps)
         else:
             missed.append(event.labels[0])
     matched: set[int] = set()
@@ -201,8 +206,8 @@ def score(sequence, lines: list[dict]) -> dict:
             continue
         expected += 1
         here = [k for k, line in enumerate(warnings) if k not in matched
-                and event.clear_from <= line["frame"] < event.end
-                and warning_kind(line["warning"]) == event.warning]
+                and event.clear_from <= line.frame < event.end
+                and warning_kind(line.message) == event.warning]
         if here:
             warned += 1
             matched.add(here[0])
@@ -211,13 +216,13 @@ def score(sequence, lines: list[dict]) -> dict:
             "warnings_expected": expected, "warnings_given": warned,
             "warnings_other": len(warnings) - len(matched),
             "decided_with_hand": sum(1 for line in lines
-                                     if not sequence.states[line["frame"]].clear),
-            "wrong_lines": [commits[k] for k in range(len(commits)) if k not in used],
+                                     if not sequence.states[line.frame].clear),
+            "wrong_lines": [commits[k].as_json() for k in range(len(commits)) if k not in used],
             "missed_tiles": missed}
 
 
 def games(seed: int, count: int, placements: int) -> list[dict]:
-    """``count`` random games per layout through ``watch``; one score each."""
+    """``count`` random games per layout through ``watch``'s Watcher; one score each."""
     results = []
     for number, (name, rules, parities) in enumerate(LAYOUTS):
         for k in range(count):
@@ -231,8 +236,7 @@ def games(seed: int, count: int, placements: int) -> list[dict]:
             sequence = render_sequence(table, steps, rng)
             started = time.perf_counter()
             frames = StreamTimer((i, i / sequence.fps, image) for i, image in enumerate(sequence))
-            lines = list(watch(frames, calibration))
-            result = score(sequence, lines)
+            result = score(sequence, list(sightings(frames, calibration)))
             result.update(layout=name, options=options, seconds=time.perf_counter() - started,
                           cpu_ms=frames.cpu_ms, wall_ms=frames.wall_ms)
             results.append(result)

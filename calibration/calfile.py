@@ -35,7 +35,7 @@ import numpy as np
 
 from calibration.layout import Layout, layout_for
 from tabletop.errors import TabletopError
-from tabletop.ruleset import load_rules
+from tabletop.engine.ruleset import load_rules
 
 FORMAT = "tabletop-calibration"
 VERSION = 2

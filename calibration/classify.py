@@ -199,7 +199,7 @@ class TileClassifier:
         """The verdict from the rectified frame in grey and in colour shrunk COLOUR_SHRINK times.
 
         What :meth:`read` sees, for a stream that warps the two straight from the
-        camera's frame (:meth:`calibration.calibrate.Rectifier.planes`), which is cheaper
+        camera's frame (:meth:`calibration.warp.Rectifier.planes`), which is cheaper
         than warping the whole frame in colour. ``bare``: cells a caller knows to be
         empty (a tracker's board), by which a crowded board is told readable.
         """

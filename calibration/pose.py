@@ -31,7 +31,7 @@ import cv2
 import numpy as np
 
 from calibration.calfile import Calibration
-from calibration.calibrate import homography, project
+from calibration.warp import homography, project
 from calibration.markers import MODULES, detect_markers, dictionary, modules
 
 #: Movement of the grid's corners (pixels) below which a new pose is jitter, smoothed away.

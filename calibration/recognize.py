@@ -3,26 +3,28 @@
 :class:`Recognizer` finds the board's pose from its markers (held when they
 are hidden), warps the board flat and asks the classifier which cells hold a
 tile. :class:`Watcher` feeds those readings to the stability tracker and
-gives its decisions as plain dicts with cell labels (the reference board, a
-commit, a warning with the cells it is about). :func:`watch` yields
-DESIGN.md's JSON lines from them: ``{"frame": 41, "tile": "5C"}`` for each
-committed placement, ``{"frame": 12, "warning": "..."}`` for what it refused
-to commit.
+gives its decisions as :mod:`tabletop.geometry.sightings` with cell labels
+(:class:`BoardSeen` the reference board, :class:`TileSeen` a commit,
+:class:`ChangesSeen` a warning with the cells it is about). :func:`watch`
+yields DESIGN.md's JSON lines from them (:func:`watch_line`):
+``{"frame": 41, "tile": "5C"}`` for each committed placement,
+``{"frame": 12, "warning": "..."}`` for what it refused to commit.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Collection, Iterable, Iterator
+from typing import Any, Collection, Iterable, Iterator
 
 import cv2
 import numpy as np
 
 from calibration.calfile import Calibration, CalibrationError
-from calibration.calibrate import Rectifier, homography
+from calibration.warp import Rectifier, homography
 from calibration.classify import COLOUR_SHRINK, CellReading, TileClassifier
 from calibration.pose import Pose, PoseTracker
 from calibration.tracker import HOLD, MANY, Decision, Reading, StabilityTracker
+from tabletop.geometry.sightings import BoardSeen, ChangesSeen, Sighting, TileSeen
 
 #: Suspect frames in a row on which the pose is found afresh; after that, one in RECHECK_EVERY
 #: (each costs a whole-frame search), and a clear board read the same way is believed.
@@ -203,15 +205,15 @@ def _misfit(reading: CellReading, trusted: frozenset[int] | None) -> int:
 
 
 class Watcher:
-    """The commit loop over one calibrated table: frames in, decisions out as plain dicts.
+    """The commit loop over one calibrated table: frames in, sightings out.
 
     Each frame is read by a :class:`Recognizer` (``verify=True``) and its
     reading fed to a :class:`~calibration.tracker.StabilityTracker`; what the
     tracker decides comes back with cell labels:
 
-    * the reference (the first still board): ``{"frame": 12, "board": ["5C", "12I"]}``;
-    * a commit: ``{"frame": 41, "tile": "6D"}``;
-    * a warning: ``{"frame": 60, "warning": "...", "new": ["2B", "9G"], "gone": []}``
+    * the reference (the first still board): ``BoardSeen(12, ("5C", "12I"))``;
+    * a commit: ``TileSeen(41, "6D")``;
+    * a warning: ``ChangesSeen(60, "...", new=("2B", "9G"), gone=())``
       (``new`` and ``gone``: the cells that came and went, empty when the
       warning is that a cell cannot be read).
 
@@ -219,9 +221,9 @@ class Watcher:
 
         watcher = Watcher(calibration)
         for index, seconds, image in frames:
-            for line in watcher.feed(index, seconds, image):
-                if "tile" in line:
-                    print("placed", line["tile"])
+            for sighting in watcher.feed(index, seconds, image):
+                if isinstance(sighting, TileSeen):
+                    print("placed", sighting.tile)
         watcher.board   # the tiles the tracker holds the board to: ["5C", "6D", "12I"]
     """
 
@@ -244,8 +246,8 @@ class Watcher:
         cells = {label: cell for cell, label in enumerate(self.labels)}
         self._expected = frozenset(cells[label] for label in labels if label in cells)
 
-    def feed(self, index: int, seconds: float, image: np.ndarray) -> list[dict]:
-        """Read frame ``index`` (taken at ``seconds``); the decisions made at it, as dicts."""
+    def feed(self, index: int, seconds: float, image: np.ndarray) -> list[Sighting]:
+        """Read frame ``index`` (taken at ``seconds``); the decisions made at it."""
         reference = self.tracker.reference
         if reference is not None:
             bare = self._cells - reference - self.tracker.unknown
@@ -254,13 +256,13 @@ class Watcher:
         seen = self._last = self.recognizer.read(image, bare)
         decisions = self.tracker.feed(index, seconds,
                                       Reading(seen.occupied, seen.uncertain, seen.clear))
-        return [self._line(decision) for decision in decisions]
+        return [self._sighting(decision) for decision in decisions]
 
     @property
     def board(self) -> list[str] | None:
         """The labels of the tiles the tracker holds as the board (None before its reference)."""
         reference = self.tracker.reference
-        return None if reference is None else self._names(reference)
+        return None if reference is None else list(self._names(reference))
 
     @property
     def last(self) -> Observation | None:
@@ -275,30 +277,54 @@ class Watcher:
         """
         self.tracker.restart()
 
-    def _names(self, cells: Iterable[int]) -> list[str]:
-        return [self.labels[c] for c in sorted(cells)]
+    def _names(self, cells: Iterable[int]) -> tuple[str, ...]:
+        return tuple(self.labels[c] for c in sorted(cells))
 
-    def _line(self, decision: Decision) -> dict:
+    def _sighting(self, decision: Decision) -> Sighting:
         if decision.kind == "reference":
             # Decided at this very frame: the tracker's reference is that board.
-            return {"frame": decision.frame, "board": self.board or []}
+            return BoardSeen(decision.frame, self._names(self.tracker.reference or ()))
         if decision.kind == "commit":
-            return {"frame": decision.frame, "tile": self.labels[decision.cell]}
-        return {"frame": decision.frame, "warning": decision.message,
-                "new": self._names(decision.new), "gone": self._names(decision.gone)}
+            return TileSeen(decision.frame, self.labels[decision.cell])
+        return ChangesSeen(decision.frame, decision.message,
+                           self._names(decision.new), self._names(decision.gone))
+
+
+def sightings(frames: Iterable[tuple[int, float, np.ndarray]], calibration: Calibration,
+              hold: float = HOLD) -> Iterator[Sighting]:
+    """Every decision of one :class:`Watcher` over a stream of ``(index, seconds, BGR image)``."""
+    watcher = Watcher(calibration, hold)
+    for index, seconds, image in frames:
+        yield from watcher.feed(index, seconds, image)
+
+
+def watch_line(sighting: Sighting) -> dict[str, Any] | None:
+    """``watch``'s JSON line for a sighting: a commit, or a warning without its cells.
+
+    A reference board is no line (None): the command reports changes only.
+
+    >>> watch_line(TileSeen(41, "5C"))
+    {'frame': 41, 'tile': '5C'}
+    >>> watch_line(ChangesSeen(60, "2 new tiles at once", new=("2B", "9G")))
+    {'frame': 60, 'warning': '2 new tiles at once'}
+    >>> watch_line(BoardSeen(12, ("12I",))) is None
+    True
+    """
+    if isinstance(sighting, TileSeen):
+        return sighting.as_json()
+    if isinstance(sighting, ChangesSeen):
+        return {"frame": sighting.frame, "warning": sighting.message}
+    return None
 
 
 def watch(frames: Iterable[tuple[int, float, np.ndarray]], calibration: Calibration,
-          hold: float = HOLD) -> Iterator[dict]:
+          hold: float = HOLD) -> Iterator[dict[str, Any]]:
     """Commits and warnings for a stream of ``(index, seconds, BGR image)`` frames.
 
-    :class:`Watcher`'s lines without its reference boards, and warnings
-    without their cells: ``{"frame", "tile"}`` and ``{"frame", "warning"}``.
+    :func:`sightings` as :func:`watch_line` writes them, reference boards
+    left out: ``{"frame", "tile"}`` and ``{"frame", "warning"}``.
     """
-    watcher = Watcher(calibration, hold)
-    for index, seconds, image in frames:
-        for line in watcher.feed(index, seconds, image):
-            if "tile" in line:
-                yield line
-            elif "warning" in line:
-                yield {"frame": line["frame"], "warning": line["warning"]}
+    for sighting in sightings(frames, calibration, hold):
+        line = watch_line(sighting)
+        if line is not None:
+            yield line

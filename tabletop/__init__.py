@@ -11,13 +11,13 @@ The public API: :class:`Game` (``push`` an action, ``undo``), the actions,
 and :func:`view` for screens.
 """
 
-from tabletop.actions import (Buy, Dead, Dispose, End, Found, Market, NextDefunct, NoTile,
+from tabletop.engine.actions import (Buy, Dead, Dispose, End, Found, Market, NextDefunct, NoTile,
                               Place, Survivor, Undo, parse_action)
-from tabletop.engine import Game, Pending
+from tabletop.engine.game import Game, Pending
 from tabletop.errors import IllegalAction, RulesFileError, ScriptError, TabletopError
-from tabletop.ruleset import RuleSet, available_rules, load_rules
-from tabletop.script import Replay, replay
-from tabletop.views import state_json, view
+from tabletop.engine.ruleset import RuleSet, available_rules, load_rules
+from tabletop.engine.table_script import Replay, replay
+from tabletop.engine.state import state_json, view
 
 __all__ = [
     "Buy", "Dead", "Dispose", "End", "Found", "Game", "IllegalAction", "Market", "NextDefunct",

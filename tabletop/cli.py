@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Sequence
 from tabletop.errors import TabletopError
 
 if TYPE_CHECKING:
-    from tabletop.journal import Journal
+    from tabletop.journal.journal import Journal
 
 EXIT_ILLEGAL = 2
 EXIT_INVALID = 1   # verify: the slip's signature does not hold
@@ -45,7 +45,7 @@ def _parser() -> argparse.ArgumentParser:
                         help="the game as JSON Lines (- for standard input)")
     replay.add_argument("--keep-going", action="store_true",
                         help="report and skip illegal lines instead of stopping at the first")
-    from tabletop.views import LEVELS
+    from tabletop.engine.state import LEVELS
     replay.add_argument("--view", choices=LEVELS,
                         help="print what a shared screen shows at this disclosure level")
     replay.add_argument("--journal", metavar="DB",
@@ -99,16 +99,16 @@ def _parser() -> argparse.ArgumentParser:
                           help="a rule option, e.g. bonus_mode=tycoon (repeatable)")
     simulate.set_defaults(run=_simulate)
 
-    from tabletop.vision_commands import register as vision  # OpenCV loads only when they run
+    from tabletop.assembly.vision_commands import register as vision  # OpenCV loads only when they run
     vision(commands)
-    from tabletop.table_commands import register as table
+    from tabletop.assembly.table_commands import register as table
     table(commands)
     return parser
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from tabletop.script import replay
-    from tabletop.views import state_json, view
+    from tabletop.engine.table_script import replay
+    from tabletop.engine.state import state_json, view
 
     if args.game is not None or args.journal is not None:
         return _replay_journal(args)
@@ -138,8 +138,8 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _replay_journal(args: argparse.Namespace) -> int:
-    from tabletop.export import final_game
-    from tabletop.views import state_json, view
+    from tabletop.journal.export import final_game
+    from tabletop.engine.state import state_json, view
 
     if args.script is not None or args.game is None:
         print("tabletop: replay takes either a script or --game ID (with --journal DB)",
@@ -154,16 +154,17 @@ def _replay_journal(args: argparse.Namespace) -> int:
 
 def _reading(path: str | None) -> Journal:
     """The journal at ``path`` (or the data folder's), opened to read; says what it repaired."""
-    from tabletop.journal import open_for_reading
+    from tabletop.assembly.config import default_journal_path
+    from tabletop.journal.journal import open_for_reading
 
-    journal = open_for_reading(path)
+    journal = open_for_reading(path if path else default_journal_path())
     for message in journal.report.messages:
         print(f"tabletop: {message}", file=sys.stderr)
     return journal
 
 
 def _games(args: argparse.Namespace) -> int:
-    from tabletop.journal import default_journal_path
+    from tabletop.assembly.config import default_journal_path
 
     path = Path(args.journal) if args.journal else default_journal_path()
     if not path.exists() and not path.with_suffix(".log").exists():
@@ -186,7 +187,7 @@ def _games(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from tabletop.export import export_game
+    from tabletop.journal.export import export_game
 
     with _reading(args.journal) as journal:
         text = export_game(journal, args.game, args.format, args.clean)
@@ -194,8 +195,8 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _slip(args: argparse.Namespace) -> int:
-    from tabletop.config import load_config
-    from tabletop.slip import load_key, make_slip, slip_text, table_key
+    from tabletop.assembly.config import load_config
+    from tabletop.journal.slip import load_key, make_slip, slip_text, table_key
 
     key = load_key(args.key) if args.key else table_key(load_config().data_dir)
     with _reading(args.journal) as journal:
@@ -209,8 +210,8 @@ def _slip(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from tabletop.config import load_config
-    from tabletop.slip import KEY_FILE, load_key, read_slip, verify
+    from tabletop.assembly.config import load_config
+    from tabletop.journal.slip import KEY_FILE, load_key, read_slip, verify
 
     key = load_key(args.key or load_config().data_dir / KEY_FILE)
     verdict = verify(read_slip(args.slip), key)
@@ -232,8 +233,8 @@ def _output(text: str, path: str | None) -> int:
 
 
 def _rules(args: argparse.Namespace) -> int:
-    from tabletop.card import information_card
-    from tabletop.ruleset import available_rules, load_rules
+    from tabletop.engine.info_card import information_card
+    from tabletop.engine.ruleset import available_rules, load_rules
 
     if args.name is None:
         for name in available_rules():
@@ -252,7 +253,7 @@ def _rules(args: argparse.Namespace) -> int:
 
 
 def _simulate(args: argparse.Namespace) -> int:
-    from tabletop.simulate import simulate
+    from tabletop.engine.random_play import simulate
 
     if args.games < 1:
         print("tabletop: --games must be at least 1", file=sys.stderr)
@@ -270,7 +271,7 @@ def _simulate(args: argparse.Namespace) -> int:
 
 
 def _config(args: argparse.Namespace) -> int:
-    from tabletop.config import load_config
+    from tabletop.assembly.config import load_config
 
     config = load_config()
     state = "" if config.found else " (not there: defaults in use)"

@@ -25,10 +25,10 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tabletop.journal import Journal  # noqa: E402
-from tabletop.script import replay  # noqa: E402
-from tabletop.simulate import play_random_game  # noqa: E402
-from tabletop.views import state_json  # noqa: E402
+from tabletop.journal.journal import Journal  # noqa: E402
+from tabletop.engine.table_script import replay  # noqa: E402
+from tabletop.engine.random_play import play_random_game  # noqa: E402
+from tabletop.engine.state import state_json  # noqa: E402
 
 PLAYERS = ["Ann", "Bob", "Cy", "Di"]
 

@@ -1,12 +1,13 @@
 """The Kivy app: the table screen over a desk, fed by the table loop, the buttons and the keyboard.
 
-The app holds no game logic. A clock steps the :class:`~tabletop.tableloop.TableLoop`
+The app holds no game logic. A clock steps the :class:`~tabletop.table.loop.TableLoop`
 (one camera frame a tick) and polls the GPIO buttons; keys ``c``/Enter,
 ``n``/Space and ``u``/Backspace press CONFIRM, NEXT and UNDO on a laptop.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from kivy.app import App
@@ -17,11 +18,16 @@ from kivy.uix.modalview import ModalView
 from kivy.uix.screenmanager import NoTransition, ScreenManager
 
 from tabletop.errors import TabletopError
+from tabletop.table.assistant import Assistant
+from tabletop.table.loop import ButtonEvent, Desk, Signals, TableLoop
+from tabletop.table.seating import Seating
+from tabletop.table.prompts import Prompt
 from ui import theme
 from ui.i18n import LANGUAGES, say
 from ui.calibscreen import CalibrationScreen
 from ui.history import HistoryScreen
 from ui.results import ResultsScreen
+from ui.services import Services
 from ui.setup import SetupScreen
 from ui.tablescreen import TableScreen
 
@@ -32,32 +38,36 @@ KEYS = {"c": "confirm", "enter": "confirm", "n": "next", "spacebar": "next",
 class TableApp(App):
     """The touchscreen of one table.
 
-    ``desk``: what the table is asked (a seating or an assistant), or ``loop``,
-    whose desk it is and whose camera the clock steps; ``controls``: the
-    buttons (:mod:`hardware.controls`), polled each tick.
+    ``loop``: the table loop whose desk the screens show and whose tick the
+    clock beats (camera frame, buttons, light and buzzer), or only a ``desk``
+    (a seating or an assistant) for a table with no camera; ``controls``: the
+    buttons, light and buzzer (:mod:`hardware.controls`) of a loop made here.
     """
 
     font_name = StringProperty("Roboto")
     language = StringProperty("en")
 
-    def __init__(self, desk: Any = None, loop: Any = None, controls: Any = None,
-                 language: str = "en", disclosure: str = "open", fps: float = 10.0,
-                 new_game: Any = None, services: Any = None, driver: Any = None,
+    def __init__(self, desk: Desk | None = None, loop: TableLoop | None = None,
+                 controls: Signals | None = None, language: str = "en",
+                 disclosure: str = "open", fps: float = 10.0,
+                 new_game: Callable[[str, list, dict], None] | None = None,
+                 services: Services | None = None, driver: Iterator[None] | None = None,
                  camera: Any = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         #: An iterator advanced one step a tick instead of stepping the loop (the demo's
         #: bots, which step the loop themselves).
         self.driver = driver
+        self.loop = loop if loop is not None else TableLoop(desk, None, None, signals=controls)
+        if controls is not None and self.loop.signals is None:
+            self.loop.signals = controls
         #: The camera the calibration screen shows (the table's; the loop's when it has one).
-        self.camera = camera if camera is not None else getattr(loop, "camera", None)
-        #: The table's devices for the results screen and the banners (the runner):
-        #: ``print_slip()``, ``export()``, ``shutdown()``, ``printer_banner()``.
+        self.camera = camera if camera is not None else self.loop.camera
+        #: The table's devices and journal for the screens (None: a table without them).
         self.services = services
         #: Called with (rules, players, options) when the setup screen starts a game; by
         #: default the app seats them itself (a table of its own, without a loop).
         self.new_game = new_game
-        self.loop, self.controls, self.fps = loop, controls, fps
-        self._desk = desk
+        self.fps = fps
         self._shown: tuple | None = None      # what the screen last showed
         self.language = language
         self.disclosure = disclosure
@@ -65,8 +75,12 @@ class TableApp(App):
         self.title = "tabletop"
 
     @property
-    def desk(self) -> Any:
-        return self.loop.desk if self.loop is not None else self._desk
+    def desk(self) -> Desk | None:
+        return self.loop.desk
+
+    @property
+    def controls(self) -> Signals | None:
+        return self.loop.signals
 
     def build(self) -> ScreenManager:
         manager = ScreenManager(transition=NoTransition())
@@ -77,7 +91,7 @@ class TableApp(App):
         self.setup = SetupScreen(name="setup", language=self.language, starter=self.start_game)
         self.calibration = CalibrationScreen(
             name="calibration", language=self.language, camera=self.camera,
-            saver=getattr(self.services, "save_calibration", None))
+            saver=self.services.save_calibration if self.services is not None else None)
         self.screens = (self.table, self.history, self.results, self.setup, self.calibration)
         for screen in self.screens:
             manager.add_widget(screen)
@@ -92,33 +106,33 @@ class TableApp(App):
         return manager
 
     def tick(self, *_: Any) -> None:
-        """One camera frame, the buttons pressed since, and the screen brought up to date."""
+        """One beat of the table (a camera frame, the buttons pressed since, the light and
+        the buzzer), and the screen brought up to date."""
         if self.root.current == "calibration":
             self.calibration.tick()     # the camera is the calibration's while it is shown
             return
-        if self.driver is not None:
-            if next(self.driver, StopIteration) is StopIteration:
-                self.driver = None
-        elif self.loop is not None:
-            self.loop.step()
-        if self.controls is not None:
-            while (event := self.controls.events(timeout=0)) is not None:
-                if event.kind == "press":
-                    self.press(event.button.lower())
-                elif event.kind == "long_press":
-                    self.long_press(event.button.lower())
-        self.update()
+        stepped = self.driver is not None     # the demo's bots step the loop themselves
+        if stepped and next(self.driver, StopIteration) is StopIteration:
+            self.driver = None
+        beat = self.loop.tick(step=not stepped, on_button=self._button)
+        self.update(beat.prompt)
 
-    def update(self, force: bool = False) -> None:
+    def _button(self, event: ButtonEvent) -> None:
+        if event.kind == "press":
+            self.press(event.button.lower())
+        elif event.kind == "long_press":
+            self.long_press(event.button.lower())
+
+    def update(self, prompt: Prompt | None = None, force: bool = False) -> None:
         """Bring the screen shown up to date (only when something changed: a tick is
-        10 times a second); at the end of the game, show the results."""
+        10 times a second); at the end of the game, show the results. ``prompt``: the
+        desk's, when the caller has just read it."""
         desk = self.desk
         if desk is None:
             return
-        prompt = desk.prompt
-        game = getattr(desk, "game", None)
-        self.table.device = self.services.printer_banner() \
-            if hasattr(self.services, "printer_banner") else ""
+        prompt = prompt if prompt is not None and not force else desk.prompt
+        game = desk.game if isinstance(desk, Assistant) else None
+        self.table.device = self.services.printer_banner() if self.services is not None else ""
         if self.table.device:
             # Where the slip is printed, too.
             self.results.ids.status.text = say(self.table.device, self.language)
@@ -139,9 +153,7 @@ class TableApp(App):
         if self.new_game is not None:
             self.new_game(rules, players, options)
         else:
-            from tabletop.seating import Seating
-
-            self._desk = Seating(rules, players, options)
+            self.loop.desk = Seating(rules, players, options)
         self._shown = None
         self.show("table")
         self.update(force=True)
@@ -179,10 +191,7 @@ class TableApp(App):
             return
         if self.root.current != "table" or self.desk is None:
             return        # the other screens have their own buttons; a stray press does nothing
-        if self.loop is not None:
-            self.loop.press(button)
-        else:
-            self.desk.press(button)
+        self.loop.press(button)
         self.update()
 
     def _results_press(self, button: str) -> None:

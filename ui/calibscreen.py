@@ -164,7 +164,8 @@ class CalibrationScreen(Screen):
     # --- working ------------------------------------------------------------------------------
 
     def _calibrate(self) -> None:
-        from calibration.calibrate import calibrate, homography
+        from calibration.calibrate import calibrate
+        from calibration.warp import homography
 
         view = self.ids.view
         try:
@@ -208,14 +209,14 @@ class CalibrationScreen(Screen):
             text("calib_markers", language, seen=markers)
 
     def _corner_labels(self) -> list[str]:
-        from tabletop.ruleset import load_rules
+        from tabletop.engine.ruleset import load_rules
 
         rules = load_rules(self.rules)
         geometry = rules.geometry_for(rules.resolve_options(dict(self.options)))
         return [geometry.labels[c] for c in geometry.corners()]
 
     def _option_names(self) -> set[str]:
-        from tabletop.ruleset import load_rules
+        from tabletop.engine.ruleset import load_rules
 
         return set(load_rules(self.rules).options)
 

@@ -80,9 +80,3 @@ class HistoryScreen(Screen):
     def undo_to(self, index: int) -> None:
         self.desk.undo_to(index)
         self.refresh()
-
-    def _font(self) -> str:
-        from kivy.app import App
-
-        app = App.get_running_app()
-        return app.font_name if app else "Roboto"

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 REFUSALS: list[tuple[str, str]] = [
     # --- Around another message ({m}, itself translated): before all the rest -----------------
-    # tabletop/assistant.py, tabletop/seating.py
+    # tabletop/table/assistant.py, tabletop/table/seating.py
     ("camera off ({m}): tap each tile's cell to enter it",
      "攝影機已關閉（{m}）：請點選每張地磚所在的格子來輸入"),
     ("camera off ({m}): tap each drawn tile's cell", "攝影機已關閉（{m}）：請點選每張抽出的地磚所在的格子"),
@@ -40,7 +40,7 @@ REFUSALS: list[tuple[str, str]] = [
     ("{t} was placed while the table is asked to {m}: take it off, finish this first",
      "{t} 放得不是時候，牌桌正在等：{m}。請先把它拿走，完成這一步"),
     ("{m}; take the tiles off and draw again", "{m}；請把地磚拿走，重新抽"),
-    # tabletop/runner.py: the power stayed on, and the journal would not open again
+    # tabletop/assembly/runner.py: the power stayed on, and the journal would not open again
     ("{m}; the journal did not open again: {e}", "{m}；紀錄無法再次開啟：{e}"),
     # hardware/printer.py: the slips waiting, after the printer's state ({m}, in the printer's
     # section below; "printer: {n} slips waiting" would take "printer: out of paper; 2 slips ...")
@@ -48,7 +48,7 @@ REFUSALS: list[tuple[str, str]] = [
     ("{m}; {n} slip waiting", "{m}；{n} 張成績單等待列印"),
     # hardware/camera/base.py: a camera fault ({m}: one of the camera's reasons below)
     ("camera {s} {m}; retrying", "攝影機 {s} {m}；正在重試"),
-    # tabletop/engine.py: an action out of its time ({m}: what the game waits for, below)
+    # tabletop/engine/game.py: an action out of its time ({m}: what the game waits for, below)
     ("place is not possible now: {m}", "現在不能放地磚：{m}"),
     ("no_tile is not possible now: {m}", "現在不能宣告沒有可放的地磚：{m}"),
     ("found is not possible now: {m}", "現在不能成立公司：{m}"),
@@ -59,11 +59,11 @@ REFUSALS: list[tuple[str, str]] = [
     ("buy is not possible now: {m}", "現在不能買股票：{m}"),
     ("{k} is not possible now: {m}", "現在不能 {k}：{m}"),     # an action not named above
     ("it is not {p}'s move: {m}", "現在不是 {p} 的回合：{m}"),
-    # tabletop/journal.py: a record that no longer replays ({m}: the engine's refusal)
+    # tabletop/journal/journal.py: a record that no longer replays ({m}: the engine's refusal)
     ("game {g}: record {n} does not replay with this version of tabletop: {m}",
      "第 {g} 局：第 {n} 筆紀錄無法用這個版本的程式重播：{m}"),
 
-    # --- tabletop/assistant.py: a tile the assistant refuses or flags, and its other notes ------
+    # --- tabletop/table/assistant.py: a tile the assistant refuses or flags, and its other notes ------
     ("{t}: that cell already holds a tile. Take it off the board.",
      "{t}：這一格已經有地磚了。請把它從盤面拿走。"),
     ("{t}: it would found a chain, and every chain is on the board. Take it off the board.",
@@ -91,7 +91,7 @@ REFUSALS: list[tuple[str, str]] = [
     ("draw a tile for the stock market and place it", "為股市抽一張地磚並放上"),
     ("the market draws {t}", "股市抽到 {t}"),
 
-    # --- tabletop/seating.py: the turn-order draw ------------------------------------------------
+    # --- tabletop/table/seating.py: the turn-order draw ------------------------------------------------
     ("{p} drew the tile closest to {t}: {q} starts", "{p} 抽到最接近 {t} 的地磚：由 {q} 先開始"),
     ("{p} starts", "由 {p} 先開始"),
     ("Each player draws a tile and places it: {n} of {k} seen",
@@ -100,7 +100,7 @@ REFUSALS: list[tuple[str, str]] = [
     ("Who drew {t}?", "誰抽到 {t}？"),
     ("{n} tiles for {k} players: take the extra ones off", "{n} 張地磚、{k} 位玩家：請拿走多出來的地磚"),
 
-    # --- hardware/camera, tabletop/simcamera.py: a camera's reason (in "camera {s} {m}; retrying")
+    # --- hardware/camera, tabletop/assembly/simcamera.py: a camera's reason (in "camera {s} {m}; retrying")
     ("unplugged", "已拔除"),
     ("unplugged (no device)", "已拔除（沒有裝置）"),
     ("gives no frames", "沒有傳來畫面"),
@@ -135,7 +135,7 @@ REFUSALS: list[tuple[str, str]] = [
     ("tiles gone from {c}: not committed; put it back, or undo its placement",
      "{c} 的地磚不見了：未採計；請放回去，或復原那些放置"),
 
-    # --- tabletop/engine.py: setting up (also the turn-order draw's tie) -------------------------
+    # --- tabletop/engine/game.py: setting up (also the turn-order draw's tie) -------------------------
     ("players must be a list of names in seating order", "玩家必須是依座位順序排列的名字"),
     ("every player needs a name", "每位玩家都需要名字"),
     ("two players have the same name", "有兩位玩家同名"),
@@ -144,7 +144,7 @@ REFUSALS: list[tuple[str, str]] = [
     ("two players drew the same start tile {t}", "有兩位玩家抽到同一張起始地磚 {t}"),
     ("two players tie for first with {t}: they draw again", "兩位玩家都抽到 {t}，並列第一：他們要重抽"),
 
-    # --- tabletop/engine.py: playing --------------------------------------------------------------
+    # --- tabletop/engine/game.py: playing --------------------------------------------------------------
     ("{a} is not an action", "{a} 不是有效的動作"),
     ("the game is over", "遊戲已結束"),
     ("there is nothing to undo", "沒有可以復原的動作"),
@@ -194,7 +194,7 @@ REFUSALS: list[tuple[str, str]] = [
     ("{c} shares cannot be traded in to buy {d} shares", "不能用 {c} 股票交換來買 {d} 股票"),
     ("{p} holds {n} {c} shares, not {k}", "{p} 只持有 {n} 股 {c}，沒有 {k} 股"),
 
-    # --- tabletop/merger.py: disposing of a defunct chain's shares -------------------------------
+    # --- tabletop/engine/merger.py: disposing of a defunct chain's shares -------------------------------
     ("sell: share counts are whole numbers, 0 or more, not {x}", "賣出的股數必須是 0 或以上的整數，不能是 {x}"),
     ("trade: share counts are whole numbers, 0 or more, not {x}", "交換的股數必須是 0 或以上的整數，不能是 {x}"),
     ("keep: share counts are whole numbers, 0 or more, not {x}", "保留的股數必須是 0 或以上的整數，不能是 {x}"),
@@ -205,7 +205,7 @@ REFUSALS: list[tuple[str, str]] = [
     ("every {c} share must be sold or traded", "每一股 {c} 都必須賣出或交換"),
     ("shares are traded {r} for 1: trade a multiple of {q}", "股票以 {r} 換 1：交換的股數必須是 {q} 的倍數"),
 
-    # --- tabletop/trade.py: trading shares in to pay for a purchase ------------------------------
+    # --- tabletop/engine/trade_in.py: trading shares in to pay for a purchase ------------------------------
     ("the shares cost {x}, more than the {y} in hand", "這些股票要 {x}，超過手上的 {y}"),
     ("{x} in hand pays for these shares ({y}): shares may be traded in only when cash is short",
      "手上的 {x} 就付得起這些股票（{y}）：只有現金不夠時才能用股票交換"),
@@ -215,7 +215,7 @@ REFUSALS: list[tuple[str, str]] = [
      "keep that share and trade only as many as needed",
      "找回的錢（{x}）會達到一股交換的 {c} 股票（{y}）以上：請留下那一股，只交換需要的股數"),
 
-    # --- tabletop/ending.py: ending the game -----------------------------------------------------
+    # --- tabletop/engine/ending.py: ending the game -----------------------------------------------------
     ("{t} is not among the remaining tiles", "{t} 不在剩下的地磚中"),
     ("end: agreed must be true or false, not {x}", "宣告結束：「全體同意」必須是「是」或「否」，不能是 {x}"),
     ("the end is already declared: send end to finish the closing placements",
@@ -238,14 +238,14 @@ REFUSALS: list[tuple[str, str]] = [
     ("{x} is not a card of this board (cards run A-1..{l}; a hex {e} names its card too)",
      "{x} 不是這個盤面的牌（牌的編號為 A-1..{l}；六角格的編號 {e} 也能指明它的牌）"),
 
-    # --- tabletop/ruleset.py: a chain or an option named wrong -----------------------------------
+    # --- tabletop/engine/ruleset.py: a chain or an option named wrong -----------------------------------
     ("there is no chain called {x} (chains: {k})", "沒有名叫 {x} 的公司（公司有：{k}）"),
     ("option {o}: expected {k}, got {x}", "選項 {o}：應該是 {k}，卻是 {x}"),
     ("option {o}: {x} is not one of {a}", "選項 {o}：{x} 不是可選的值（{a}）"),
     ("option {o}: {x} is below {n}", "選項 {o}：{x} 小於 {n}"),
     ("unknown option {o} for {r} (options: {a})", "{r} 沒有選項 {o}（選項有：{a}）"),
 
-    # --- tabletop/journal.py: saving an action during play ---------------------------------------
+    # --- tabletop/journal/journal.py: saving an action during play ---------------------------------------
     ("no space left on the disk for the append-only copy {f}: the action was NOT recorded; "
      "free some space and confirm it again",
      "磁碟已滿，無法寫入備份紀錄 {f}：這個動作「沒有」記錄下來；請清出一些空間，再確認一次"),
@@ -277,7 +277,7 @@ REFUSALS: list[tuple[str, str]] = [
     ("printer ready (no status line: paper not checked)", "印表機就緒（沒有狀態回報線路：未檢查紙張）"),
     ("printer ready", "印表機就緒"),
 
-    # --- tabletop/runner.py: what the results screen's buttons say (Runner.print_slip, export) ---
+    # --- tabletop/assembly/runner.py: what the results screen's buttons say (Runner.print_slip, export) ---
     ("no receipt printer is configured ([printer] url)", "沒有設定收據印表機（[printer] url）"),
     ("the slip is made when the game is over", "遊戲結束後才能列印成績單"),
     ("printing the score slip", "正在列印成績單"),

@@ -3,6 +3,7 @@ of every player's net worth over the game, turn by turn."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,10 +14,19 @@ from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
 from kivy.uix.widget import Widget
 
-from tabletop.progress import paid_by_chain, worth_by_turn
+from tabletop.journal.stats import paid_by_chain, worth_by_turn
+from tabletop.table.assistant import Assistant
 from ui import theme
 from ui.ask import ask
 from ui.i18n import LANGUAGES, TEXTS, say, text
+from ui.services import Services
+
+#: What the results screen's buttons (and the GPIO buttons at the end) ask of the services.
+ACTIONS: dict[str, Callable[[Services], str]] = {
+    "print_slip": lambda services: services.print_slip(),
+    "export": lambda services: services.export(),
+    "shutdown": lambda services: services.shutdown(),
+}
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
 
@@ -64,7 +74,7 @@ class ResultsScreen(Screen):
         from kivy.app import App
 
         language, ids = self.language, self.ids
-        game = getattr(self.desk, "game", None)
+        game = self.desk.game if isinstance(self.desk, Assistant) else None
         ids.heading.text = text("results", language)
         ids.history.text = text("history", language)
         ids.new_game.text = text("new_game", language)
@@ -95,12 +105,13 @@ class ResultsScreen(Screen):
         ids.chart.points = worth_by_turn(game)
 
     def act(self, what: str) -> None:
-        """Print the slip or export to USB, through the table's services; say how it went."""
+        """Print the slip, export to USB or switch off (:data:`ACTIONS`), through the table's
+        services; say how it went."""
         from kivy.app import App
 
         app = App.get_running_app()
-        services = getattr(app, "services", None)
-        said = text("no_devices", self.language) if services is None else getattr(services, what)()
+        services = app.services if app is not None else None
+        said = text("no_devices", self.language) if services is None else ACTIONS[what](services)
         said = say(said, self.language)
         self.ids.status.text = said
         if app is not None and app.root.current != self.name:

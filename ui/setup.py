@@ -21,7 +21,7 @@ from kivy.uix.screenmanager import Screen
 from kivy.uix.textinput import TextInput
 
 from tabletop.errors import TabletopError
-from tabletop.ruleset import available_rules, load_rules
+from tabletop.engine.ruleset import available_rules, load_rules
 from ui.i18n import say, text, value_name
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
@@ -83,7 +83,7 @@ class SetupScreen(Screen):
         options = {name: value for name, value in self.options.items()
                    if value != ruleset.options[name].default}
         try:
-            from tabletop.engine import Game
+            from tabletop.engine.game import Game
 
             Game(ruleset, self.players, options)
         except TabletopError as error:
@@ -109,7 +109,7 @@ class SetupScreen(Screen):
         ids.resume.disabled = not self._unfinished()
         ids.back.text = text("to_table", language)
         app = App.get_running_app()
-        ids.back.disabled = getattr(app, "desk", None) is None
+        ids.back.disabled = app is None or app.desk is None
         ids.options.clear_widgets()
         for name in SHOWN:
             option = ruleset.options.get(name)
@@ -135,8 +135,9 @@ class SetupScreen(Screen):
                 ids.players.add_widget(button)
 
     def _unfinished(self) -> list:
-        services = getattr(App.get_running_app(), "services", None)
-        return services.unfinished() if hasattr(services, "unfinished") else []
+        app = App.get_running_app()
+        services = app.services if app is not None else None
+        return services.unfinished() if services is not None else []
 
     def ask_resume(self) -> None:
         """The table's unfinished games in the journal: one tapped goes back on the table."""

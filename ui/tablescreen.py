@@ -1,7 +1,7 @@
 """The table screen: the board mirror, what the table is asked, the chains and the players.
 
 It reads the desk (the seating, then the assistant) and the game's books as
-the disclosure level lets a shared screen show them (:func:`tabletop.views.view`):
+the disclosure level lets a shared screen show them (:func:`tabletop.engine.state.view`):
 nothing more, ever. Taps on the buttons and the board go to the desk.
 """
 
@@ -19,7 +19,9 @@ from kivy.uix.button import Button
 from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
 
-from tabletop.views import LEVELS, state_json, view
+from tabletop.engine.state import LEVELS, state_json, view
+from tabletop.engine.choices import Disposal
+from tabletop.table.assistant import Assistant
 from ui import theme
 from ui.boardview import BoardMirror  # noqa: F401 - the .kv file uses it
 from ui.i18n import say, text
@@ -80,7 +82,8 @@ class TableScreen(Screen):
         ids.title.text = say(prompt.title, language)
         count = len(prompt.options)
         chosen = say(prompt.chosen.label, language) if prompt.chosen else ""
-        game = getattr(desk, "game", None)
+        assistant = desk if isinstance(desk, Assistant) else None
+        game = assistant.game if assistant is not None else None
         if game is not None and prompt.kind in ("found", "survivor", "next_defunct") and chosen:
             # A chain to choose: in its colour, with its tier (what its shares will cost).
             index = game.rules.chain_index(prompt.chosen.label)
@@ -90,12 +93,13 @@ class TableScreen(Screen):
         ids.chosen.text = f"{chosen}   ({prompt.index + 1}/{count})" if count > 1 else chosen
         notes = [say(prompt.message, language)] if prompt.message else []
         # Read once: each reading of the desk's figures builds its prompt again.
-        figures = getattr(desk, "figures", None)
+        figures = assistant.figures if assistant is not None else None
         ids.figures.text = self._figures(desk, figures, language)
         if prompt.flagged:
             notes.append(text("take_off", language, tiles=", ".join(prompt.flagged)))
         notes += [say(d, language) for d in prompt.differences]
-        paid = [e for e in getattr(desk, "events", []) if e.get("event") == "bonus"]
+        paid = [e for e in (assistant.events if assistant is not None else [])
+                if e.get("event") == "bonus"]
         if paid:
             self._payout = paid
         elif prompt.kind not in ("dispose", "next_defunct", "market"):
@@ -132,7 +136,7 @@ class TableScreen(Screen):
             line = text("buy_figures", language, **shown)
             return line + (f"; {text('traded_in', language, **shown)}" if figures["raised"] else "")
         game = desk.game
-        if "trade" not in game.rules.disposal:      # sell or keep: no trade to speak of
+        if Disposal.TRADE not in game.rules.disposal:      # sell or keep: no trade to speak of
             return text("sell_figures", language, **shown)
         return text("dispose_figures", language, survivor=game.rules.chains[game.merger.survivor].name,
                     **shown)
@@ -141,14 +145,14 @@ class TableScreen(Screen):
         """While a holder disposes: steppers to sell and trade, and what is kept, shown live."""
         tools, language = self.ids.tools, self.language
         tools.clear_widgets()
-        if not figures or prompt.kind != "dispose" or not hasattr(self.desk, "set_disposal"):
+        if not figures or prompt.kind != "dispose" or not isinstance(self.desk, Assistant):
             tools.height = 0
             return
         tools.height = dp(40)
         sell, trade = figures["sell"], figures["trade"]
         tools.add_widget(self._cell(text("sell", language), width=0.14))
         tools.add_widget(self._steps(sell, lambda n: self.desk.set_disposal(n, trade), 1, 0.3))
-        if "trade" in game.rules.disposal:
+        if Disposal.TRADE in game.rules.disposal:
             tools.add_widget(self._cell(text("trade", language), width=0.14))
             tools.add_widget(self._steps(trade, lambda n: self.desk.set_disposal(sell, n),
                                          game.rules.trade_ratio or 1, 0.3))
@@ -176,7 +180,7 @@ class TableScreen(Screen):
         heads.clear_widgets()
         grid.clear_widgets()
         with_bank = any("bank_shares" in c for c in shown["chains"].values())
-        buying = prompt.kind == "buy" and hasattr(self.desk, "set_purchase")
+        buying = prompt.kind == "buy" and isinstance(self.desk, Assistant)
         # While buying, the buy steppers take the size's place (a safe chain keeps its `*`),
         # and when the purchase needs shares traded in, their steppers take the bonuses'.
         columns = ["chain"] + ([] if buying else ["size"]) + [
@@ -217,7 +221,7 @@ class TableScreen(Screen):
 
     def _trading(self, game: Any, figures: dict | None) -> bool:
         """Whether shares may be traded in now: the rules allow it and the cash falls short."""
-        return bool(game.rules.trade_to_buy and hasattr(self.desk, "set_trade_in") and figures
+        return bool(game.rules.trade_to_buy and isinstance(self.desk, Assistant) and figures
                     and (figures["cost"] > figures["cash"] or figures["raised"]))
 
     def _trade_stepper(self, game: Any, chain: int, width: float) -> Any:

@@ -38,9 +38,7 @@ from hardware.camera.base import (
     Frame,
     as_bgr,
 )
-from hardware.camera.base import _target as _target
 from hardware.camera.live import Live, PiCamera, UsbCamera
-from hardware.camera.live import _Grabber as _Grabber
 from hardware.camera.recordings import FileCamera, FolderCamera, Recording
 from hardware.status import FAULT as FAULT
 from hardware.status import READY as READY

@@ -2,12 +2,13 @@
 
 Backends (:mod:`hardware.camera.live`, :mod:`hardware.camera.recordings`)
 import from here, not from the package, so no import goes in a circle;
-:mod:`hardware.camera` re-exports all of it.
+:mod:`hardware.camera` re-exports its public names.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
 import time
 from collections.abc import Callable
@@ -18,6 +19,8 @@ import cv2
 import numpy as np
 
 from hardware.status import FAULT, READY, WAITING, Status
+
+log = logging.getLogger(__name__)
 
 Clock = Callable[[], float]
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp")
@@ -36,6 +39,11 @@ class CameraError(Exception):
     """A device fault; the message completes "camera SOURCE ...; retrying"."""
 
 
+#: Faults a device is expected to have (unplugged, driver gone): a banner, no log.
+#: Anything else a backend raises is a bug: still a banner, plus one traceback.
+_EXPECTED_FAULTS: tuple[type[Exception], ...] = (CameraError, OSError)
+
+
 class EndOfStream(Exception):
     """A recording has no more frames; the message says so ("end of file")."""
 
@@ -48,6 +56,11 @@ class Camera:
     ``black_threshold`` (mean brightness below which a frame is black) and
     ``frozen_frames`` (report a frame identical to the previous N; ``None``
     turns the check off, -1 keeps the backend's default).
+
+    A hook reports a device fault by raising :class:`CameraError` (or letting
+    an ``OSError`` through): the status says so and the device is retried.
+    Any other exception is taken for a bug: the same fault status and retries,
+    and its traceback is logged (``logging``, this module's logger) once.
     """
 
     frozen_default: int | None = 10
@@ -69,6 +82,7 @@ class Camera:
         self._small: np.ndarray | None = None
         self._motion: float | None = None
         self._notes: list[str] = []
+        self._bugs_logged: set[tuple[type, str, int]] = set()
 
     @property
     def status(self) -> Status:
@@ -156,10 +170,25 @@ class Camera:
 
     def _fault(self, exc: Exception) -> None:
         reason = str(exc) if isinstance(exc, CameraError) else f"failed ({exc})"
+        if not isinstance(exc, _EXPECTED_FAULTS):
+            self._log_bug(exc)
         self._status = Status(FAULT, f"camera {self.source} {reason}; retrying")
         if self._connected:
             self._disconnect_quietly()
         self._next_try = self.clock() + self.retry_interval
+
+    def _log_bug(self, exc: Exception) -> None:
+        """Log an unexpected exception with its traceback, once per distinct fault.
+
+        A fault is its type and the line that raised it, so a retry every
+        ``retry_interval`` (or a message with a changing number) logs nothing new.
+        """
+        key = (type(exc), *_raised_at(exc))
+        if key in self._bugs_logged:
+            return
+        self._bugs_logged.add(key)
+        log.error("camera %s: unexpected %s (a bug?); reporting a fault and retrying",
+                  self.source, type(exc).__name__, exc_info=exc)
 
     def _disconnect_quietly(self) -> None:
         self._connected = False
@@ -213,6 +242,16 @@ def as_bgr(image: Any) -> np.ndarray:
     if channels == 4:
         return cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
     return image
+
+
+def _raised_at(exc: BaseException) -> tuple[str, int]:
+    """The file and line where ``exc`` was raised (the innermost traceback entry)."""
+    tb = exc.__traceback__
+    if tb is None:
+        return "", 0
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb.tb_frame.f_code.co_filename, tb.tb_lineno
 
 
 def _target(source: str) -> str:

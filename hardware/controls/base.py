@@ -1,9 +1,10 @@
 """The shared part of :mod:`hardware.controls`: constants, events and the base class.
 
 Backends (:mod:`hardware.controls.gpio`, :mod:`hardware.controls.keyboard`,
-:mod:`hardware.controls.panel`) import from here, not from the package, so no import goes in a circle;
-:mod:`hardware.controls` re-exports all of it. :class:`MockControls` lives here
-too: it needs no hardware and the :class:`Controls` example uses it.
+:mod:`hardware.controls.serial_panel`) import from here, not from the package,
+so no import goes in a circle; :mod:`hardware.controls` re-exports its public
+names. :class:`MockControls` lives here too: it needs no hardware and the
+:class:`Controls` example uses it.
 """
 
 from __future__ import annotations
@@ -205,7 +206,8 @@ class Controls:
 
 
 class MockControls(Controls):
-    """No hardware: events are pushed with :meth:`press`; lights and beeps are recorded.
+    """No hardware: events are pushed with :meth:`press`; lights and beeps are recorded
+    (the last :data:`MOCK_MEMORY` of each).
 
     >>> controls = MockControls()
     >>> controls.press(UNDO); controls.beep("error")
@@ -229,7 +231,17 @@ class MockControls(Controls):
         self._status = status
 
     def _show_light(self, state: str) -> None:
-        self.shown.append(state)
+        _keep_last(self.shown, state)
 
     def _sound(self, kind: str) -> None:
-        self.beeps.append(kind)
+        _keep_last(self.beeps, kind)
+
+
+#: How many lights and beeps a :class:`MockControls` remembers: it stands in for real
+#: buttons on a laptop table for hours, so the record must not grow with the game.
+MOCK_MEMORY = 100
+
+
+def _keep_last(record: list[str], item: str) -> None:
+    record.append(item)
+    del record[:-MOCK_MEMORY]

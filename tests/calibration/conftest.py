@@ -23,8 +23,8 @@ import pytest
 
 from calibration.calfile import Calibration
 from calibration.calibrate import calibrate
-from calibration.render import FRAME_SIZE, Rendered, Table, make_table, render_empty
-from calibration.sequences import Event, FrameState, Sequence, warning_kind
+from calibration.synthetic.render import FRAME_SIZE, Rendered, Table, make_table, render_empty
+from calibration.synthetic.sequences import Event, FrameState, Sequence, warning_kind
 
 #: One table per layout (seeded: the same table every run). The tile style is the
 #: table's own; tests that need another style render tiles of that style by name.

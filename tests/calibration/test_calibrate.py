@@ -17,11 +17,12 @@ import numpy as np
 import pytest
 
 from calibration.calfile import FORMAT, VERSION, CalibrationError, load_calibration
-from calibration.calibrate import calibrate, estimate_k1, homography, parse_corners, project
+from calibration.calibrate import calibrate, estimate_k1, parse_corners
+from calibration.warp import homography, project
 from calibration.markers import MARKER_IDS
 from calibration.recognize import Recognizer
-from calibration.render import make_table, render, render_empty, render_scene, view_of
-from calibration.scenes import Scene, cup_over_marker
+from calibration.synthetic.render import make_table, render, render_empty, render_scene, view_of
+from calibration.synthetic.scenes import Scene, cup_over_marker
 
 ALL_LAYOUTS = ["square", "hex-odd", "hex-even", "quadrant"]
 #: "Within a few pixels" at 1280x960, where a cell is 50-70 pixels across.

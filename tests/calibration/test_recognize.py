@@ -18,11 +18,11 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.calibrate import project
+from calibration.warp import project
 from calibration.pose import CONFIRM
 from calibration.recognize import Observation, Recognizer
-from calibration.render import TILE_STYLES, render, render_scene, view_of
-from calibration.scenes import SLEEVES, Glare, Nuisances, Scene, cup_over_marker, random_hand
+from calibration.synthetic.render import TILE_STYLES, render, render_scene, view_of
+from calibration.synthetic.scenes import SLEEVES, Glare, Nuisances, Scene, cup_over_marker, random_hand
 
 LAYOUTS = ["square", "hex-odd", "quadrant"]
 #: Frames per layout and nuisance (a handful: each costs a render and a read).

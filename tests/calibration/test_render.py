@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from calibration.markers import detect_markers
-from calibration.render import (FRAME_SIZE, PALETTES, TILE_STYLES, Table, frame_truth,
+from calibration.synthetic.render import (FRAME_SIZE, PALETTES, TILE_STYLES, Table, frame_truth,
                                 make_table, render, render_empty, render_scene, tile_look)
-from calibration.scenes import Cup, Hand, Nuisances, Scene
-from calibration.sequences import (WARN_EXTRA, WARN_MOVED, WARN_REMOVED, Bump, HideMarkers,
+from calibration.synthetic.scenes import Cup, Hand, Nuisances, Scene
+from calibration.synthetic.sequences import (WARN_EXTRA, WARN_MOVED, WARN_REMOVED, Bump, HideMarkers,
                                    Lamp, Lean, Move, Place, PlaceTwo, Remove, Sequence, Wait,
                                    random_steps, render_sequence, write_frames)
 

@@ -20,8 +20,8 @@ import pytest
 
 from calibration.calfile import VERSION, load_calibration
 from calibration.markers import detect_markers
-from calibration.render import render
-from calibration.sequences import Move, Place, render_sequence, write_frames
+from calibration.synthetic.render import render
+from calibration.synthetic.sequences import Move, Place, render_sequence, write_frames
 from tabletop.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,6 +1,6 @@
 """``watch`` on rendered game sequences: every placement committed once, the rest warned about.
 
-Each layout plays a short scripted game (``calibration.sequences``) at 10
+Each layout plays a short scripted game (``calibration.synthetic.sequences``) at 10
 frames a second, and ``watch``'s lines are checked against the sequences'
 truth (``vision.watch_problems``): each placement's tile committed exactly
 once, in order, at its cell, from the frame the hand left the board to a
@@ -19,11 +19,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from calibration.calibrate import project
+from calibration.warp import project
 from calibration.recognize import UNCLEAR_FRAMES, Recognizer, watch
-from calibration.render import render, render_scene
-from calibration.scenes import Scene
-from calibration.sequences import (Bump, HideMarkers, Lamp, Lean, Place, PlaceTwo, Remove,
+from calibration.synthetic.render import render, render_scene
+from calibration.synthetic.scenes import Scene
+from calibration.synthetic.sequences import (Bump, HideMarkers, Lamp, Lean, Place, PlaceTwo, Remove,
                                    render_sequence)
 from calibration.tracker import HOLD, Reading, StabilityTracker
 

@@ -1,11 +1,12 @@
-"""``Watcher``: the commit loop as an object, its decisions as dicts with cell labels.
+"""``Watcher``: the commit loop as an object, its decisions as sightings with cell labels.
 
 One short game on the square table (640x480, quiet stretches trimmed): a tile
 on the board from the start, a placement, two tiles at once and a removal.
 It is read once by a :class:`Watcher` and, frame for frame, by ``watch``,
-which must yield the same commits and warnings without the reference board
-and the warnings' cells. The tracker's own part (``new``/``gone`` on its
-decisions, ``restart``) is checked on readings alone, as in ``test_watch``.
+which must yield the same commits and warnings as DESIGN.md's JSON lines,
+without the reference board and the warnings' cells. The tracker's own part
+(``new``/``gone`` on its decisions, ``restart``) is checked on readings
+alone, as in ``test_watch``.
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from calibration.recognize import Watcher, watch
-from calibration.sequences import Place, PlaceTwo, Remove, render_sequence
+from calibration.recognize import Watcher, watch, watch_line
+from calibration.synthetic.sequences import Place, PlaceTwo, Remove, render_sequence
 from calibration.tracker import HOLD, Decision, Reading, StabilityTracker
+from tabletop.geometry.sightings import BoardSeen, ChangesSeen, Sighting, TileSeen
 
 INITIAL = "12I"
 STEPS = [Place("5C"), PlaceTwo(("2B", "9G")), Remove(INITIAL)]
@@ -29,7 +31,7 @@ def game(vision):
                                initial={INITIAL: None})
     sequence = vision.trimmed(sequence)
     watcher = Watcher(setup.calibration, HOLD)
-    lines: list[dict] = []
+    lines: list[Sighting] = []
 
     def frames():
         # Each frame is rendered once and read by both: the Watcher, then watch.
@@ -45,41 +47,59 @@ def in_board_order(setup, labels):
     return sorted(labels, key=setup.calibration.layout.cell)
 
 
+def test_the_watchers_decisions_are_sightings_of_labels(game):
+    _, _, _, lines, _ = game
+    assert [type(line) for line in lines] == [BoardSeen, TileSeen, ChangesSeen, ChangesSeen]
+    board, commit, *warnings = lines
+    assert all(isinstance(line.frame, int) for line in lines) and isinstance(commit.tile, str)
+    # Labels as tuples of strings, never cell numbers or lists (the sightings are frozen).
+    for cells in [board.cells] + [w.new for w in warnings] + [w.gone for w in warnings]:
+        assert isinstance(cells, tuple) and all(isinstance(c, str) for c in cells)
+
+
 def test_the_first_still_board_is_the_reference(game):
     setup, sequence, watcher, lines, _ = game
-    assert lines[0]["board"] == [INITIAL]
-    assert lines[0]["frame"] < sequence.events[0].start
-    assert [line for line in lines if "board" in line] == lines[:1]
+    assert isinstance(lines[0], BoardSeen) and lines[0].cells == (INITIAL,)
+    assert lines[0].frame < sequence.events[0].start
+    assert [line for line in lines if isinstance(line, BoardSeen)] == lines[:1]
 
 
 def test_a_placement_is_a_commit_with_its_label(game):
     _, sequence, _, lines, _ = game
     place = sequence.events[0]
-    [commit] = [line for line in lines if "tile" in line]
-    assert set(commit) == {"frame", "tile"} and commit["tile"] == "5C"
-    assert place.clear_from <= commit["frame"] < place.end
+    [commit] = [line for line in lines if isinstance(line, TileSeen)]
+    assert commit.tile == "5C"
+    assert place.clear_from <= commit.frame < place.end
 
 
 def test_warnings_name_the_cells_new_and_gone(game):
     _, sequence, _, lines, _ = game
-    warnings = [line for line in lines if "warning" in line]
-    assert [set(line) for line in warnings] == [{"frame", "warning", "new", "gone"}] * 2
+    warnings = [line for line in lines if isinstance(line, ChangesSeen)]
+    assert len(warnings) == 2
     two, removed = warnings
-    assert (two["new"], two["gone"]) == (["2B", "9G"], [])
-    assert "2 new tiles at once (2B, 9G)" in two["warning"]
-    assert (removed["new"], removed["gone"]) == ([], [INITIAL])
-    assert f"gone from {INITIAL}" in removed["warning"]
+    assert (two.new, two.gone) == (("2B", "9G"), ())
+    assert "2 new tiles at once (2B, 9G)" in two.message
+    assert (removed.new, removed.gone) == ((), (INITIAL,))
+    assert f"gone from {INITIAL}" in removed.message
     for line, event in zip(warnings, sequence.events[1:]):
-        assert event.clear_from <= line["frame"] < event.end
+        assert event.clear_from <= line.frame < event.end
 
 
 def test_watch_yields_the_watchers_commits_and_warnings_only(game):
     _, _, _, lines, watched = game
-    assert watched == [{"frame": line["frame"], "tile": line["tile"]} if "tile" in line
-                       else {"frame": line["frame"], "warning": line["warning"]}
-                       for line in lines if "board" not in line]
+    assert watched == [{"frame": line.frame, "tile": line.tile} if isinstance(line, TileSeen)
+                       else {"frame": line.frame, "warning": line.message}
+                       for line in lines if not isinstance(line, BoardSeen)]
     assert [list(line) for line in watched] == \
         [["frame", "tile"], ["frame", "warning"], ["frame", "warning"]]
+
+
+def test_watch_lines_are_designs_json_lines():
+    assert watch_line(TileSeen(41, "5C")) == {"frame": 41, "tile": "5C"}
+    line = watch_line(ChangesSeen(60, "2 new tiles at once", new=("2B", "9G"), gone=("1A",)))
+    # The cells stay out of the command's line; the keys come in DESIGN.md's order.
+    assert list(line.items()) == [("frame", 60), ("warning", "2 new tiles at once")]
+    assert watch_line(BoardSeen(12, ("5C", "12I"))) is None
 
 
 def test_after_a_restart_the_next_still_board_is_a_new_reference(game):
@@ -95,8 +115,8 @@ def test_after_a_restart_the_next_still_board_is_a_new_reference(game):
     later = []
     for index in range(last + 1, last + 1 + round(2 * HOLD * sequence.fps)):
         later += watcher.feed(index, index / sequence.fps, image)
-    assert [set(line) for line in later] == [{"frame", "board"}]
-    assert later[0]["board"] == board and watcher.board == board
+    assert [type(line) for line in later] == [BoardSeen]
+    assert later[0].cells == tuple(board) and watcher.board == board
 
 
 # --- the tracker alone ------------------------------------------------------------------------
@@ -181,8 +201,8 @@ def test_a_board_crowded_with_tiles_is_still_read_where_the_tracker_knows_cells_
     watcher = Watcher(setup.calibration, HOLD)
     lines = [line for index, seconds, image in vision.frames(sequence)
              for line in watcher.feed(index, seconds, image)]
-    assert len(lines[0]["board"]) == len(initial)
-    assert [line["tile"] for line in lines if "tile" in line] == free
+    assert isinstance(lines[0], BoardSeen) and len(lines[0].cells) == len(initial)
+    assert [line.tile for line in lines if isinstance(line, TileSeen)] == free
     assert watcher.last.clear and len(watcher.last.occupied) == len(labels)
 
 
@@ -200,12 +220,13 @@ def test_a_crowded_board_at_start_is_read_by_the_board_the_game_expects(vision):
         return [line for index, seconds, image in vision.frames(sequence)
                 for line in watcher.feed(index, seconds, image)]
 
-    assert not any("board" in line for line in decisions(Watcher(setup.calibration, HOLD)))
+    assert not any(isinstance(line, BoardSeen)
+                   for line in decisions(Watcher(setup.calibration, HOLD)))
     watcher = Watcher(setup.calibration, HOLD)
     watcher.expect(initial)
     lines = decisions(watcher)
-    assert sorted(lines[0]["board"]) == sorted(initial)
-    assert [line["tile"] for line in lines if "tile" in line] == ["7E"]
+    assert isinstance(lines[0], BoardSeen) and sorted(lines[0].cells) == sorted(initial)
+    assert [line.tile for line in lines if isinstance(line, TileSeen)] == ["7E"]
 
 
 def test_the_table_loop_tells_the_eyes_the_games_board_from_the_start(
@@ -214,7 +235,7 @@ def test_the_table_loop_tells_the_eyes_the_games_board_from_the_start(
     import cv2
 
     from hardware.camera import open_camera
-    from tabletop.tableloop import TableLoop
+    from tabletop.table.loop import TableLoop
 
     setup = vision.setup("square", vision.WATCH_SIZE)
     labels = setup.calibration.layout.geometry.labels
@@ -237,5 +258,7 @@ def test_the_table_loop_tells_the_eyes_the_games_board_from_the_start(
         loop = TableLoop(desk, camera, Watcher(setup.calibration, HOLD))
         while loop.step():
             pass
-    assert desk.told[0] == ("board_seen", sorted(initial, key=setup.calibration.layout.cell))
+    # The cells in board order (a list or a tuple: the loop may pass on the sighting's own).
+    told, cells = desk.told[0]
+    assert (told, list(cells)) == ("board_seen", sorted(initial, key=setup.calibration.layout.cell))
     assert ("tile_seen", "7E") in desk.told

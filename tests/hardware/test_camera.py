@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import logging
 import sys
 import threading
 import time
@@ -587,3 +588,68 @@ def test_unusable_frames_are_a_fault_not_an_exception(image):
     camera = Odd("sim:odd", clock=FakeClock())
     assert camera.read() is None and camera.status.state == FAULT
     assert camera.status.message.startswith("camera sim:odd gives ")
+
+
+class Buggy(cam.Camera):
+    """A backend with a bug in ``_fetch``: a TypeError on every read, after a good open."""
+
+    connects = 0
+
+    def _connect(self):
+        self.connects += 1
+
+    def _fetch(self):
+        return None + self.connects  # the bug
+
+
+def bug_records(caplog) -> list[logging.LogRecord]:
+    return [r for r in caplog.records
+            if r.name == "hardware.camera.base" and r.exc_info is not None]
+
+
+def test_a_bug_in_a_backend_is_logged_once_and_still_a_fault(caplog):
+    caplog.set_level(logging.DEBUG, logger="hardware.camera")
+    clock = FakeClock()
+    camera = Buggy("sim:buggy", clock=clock, retry_interval=2.0)
+    for _ in range(4):  # each read retries: reopens, fails again the same way
+        assert camera.read() is None
+        assert camera.status == cam.Status(FAULT, "camera sim:buggy failed (unsupported "
+                                                  "operand type(s) for +: 'NoneType' and 'int')"
+                                                  "; retrying")
+        clock.now += 2.0
+    assert camera.connects == 4  # kept retrying
+    [record] = bug_records(caplog)
+    assert record.levelno == logging.ERROR and "sim:buggy" in record.getMessage()
+    assert record.exc_info[0] is TypeError
+    assert "return None + self.connects" in caplog.text  # the traceback, down to the bug
+
+
+def test_a_different_bug_is_logged_again(caplog):
+    class Buggier(Buggy):
+        def _connect(self):
+            super()._connect()
+            if self.connects == 3:
+                raise KeyError("exposure")  # another bug, in another hook
+
+    clock = FakeClock()
+    camera = Buggier("sim:buggier", clock=clock)
+    for _ in range(5):
+        camera.read()
+        clock.now += 2.0
+    assert camera.status.state == FAULT
+    assert [r.exc_info[0] for r in bug_records(caplog)] == [TypeError, KeyError]
+
+
+@pytest.mark.parametrize("fault", [cam.CameraError("unplugged"), OSError("bus error")],
+                         ids=["CameraError", "OSError"])
+def test_an_expected_fault_is_a_banner_not_a_traceback(caplog, fault):
+    class Flaky(cam.Camera):
+        def _fetch(self):
+            raise fault
+
+    caplog.set_level(logging.DEBUG, logger="hardware.camera")
+    camera = Flaky("sim:flaky", clock=FakeClock())
+    assert camera.read() is None and camera.status.state == FAULT
+    assert camera.status.message in ("camera sim:flaky unplugged; retrying",
+                                     "camera sim:flaky failed (bus error); retrying")
+    assert bug_records(caplog) == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import io
 import os
 import sys
@@ -504,6 +505,18 @@ def test_mock_press_and_record():
             controls.press("SELECT")
 
 
+def test_mock_remembers_only_the_last_lights_and_beeps():
+    """A laptop table runs on the mock for hours: its record stays small."""
+    from hardware.controls.base import MOCK_MEMORY
+
+    with open_controls("mock") as controls:
+        for turn in range(3 * MOCK_MEMORY):
+            controls.show("waiting" if turn % 2 else "ready")
+            controls.beep("error" if turn == 3 * MOCK_MEMORY - 1 else "tile_seen")
+        assert len(controls.shown) == len(controls.beeps) == MOCK_MEMORY
+        assert controls.beeps[-1] == "error" and controls.light == "waiting"
+
+
 def test_mock_status_can_report_fault():
     controls = MockControls()
     assert controls.status.ok
@@ -527,9 +540,13 @@ def test_mock_events_are_thread_safe():
 # -- choosing a backend -------------------------------------------------------
 
 
-def test_unknown_backend_refused():
-    with pytest.raises(ValueError, match="unknown controls backend"):
-        open_controls("joystick")
+def test_unknown_backend_refused_with_the_list_of_backends():
+    with pytest.raises(ValueError) as refused:
+        open_controls("joystick", hold_time=1.5, pins=None, url=None)
+    assert str(refused.value) == (
+        "unknown controls backend 'joystick'; backends are gpio, keyboard, panel, mock"
+    )
+    assert ctl.backend_names() == ("gpio", "keyboard", "panel", "mock")
 
 
 def test_env_var_picks_backend(monkeypatch):
@@ -552,7 +569,7 @@ def _no_gpio(monkeypatch):
 def test_auto_falls_back_to_mock_without_gpio_or_tty(monkeypatch):
     _no_gpio(monkeypatch)
     monkeypatch.setattr(sys, "stdin", io.StringIO(""))
-    with open_controls(None, pins={"LED": 4}, hold_time=0.1) as controls:
+    with open_controls(None, pins={"LED": 4}, hold_time=0.1, url="loop://") as controls:
         assert isinstance(controls, MockControls)
 
 
@@ -613,13 +630,122 @@ def test_panel_backend_through_the_environment(monkeypatch, pty):
 
 
 def test_panel_backend_without_pyserial_is_unavailable(monkeypatch):
-    monkeypatch.setitem(sys.modules, "hardware.controls.panel", None)  # import fails
+    monkeypatch.setitem(sys.modules, "hardware.controls.serial_panel", None)  # import fails
     with pytest.raises(ControlsUnavailable, match="pyserial"):
         open_controls("panel", url="loop://")
 
 
-def test_register_backend(monkeypatch):
-    monkeypatch.setitem(ctl.BACKENDS, "panel", MockControls)
+# -- the registry: one call for every backend -----------------------------------
+
+#: The table-wide settings the runner gives whatever the kind: each backend reads
+#: only its own (gpio: hold_time and pins; panel: url; keyboard, mock: none).
+SWAPPED = {"CONFIRM": 5, "UNDO": 6, "NEXT": 13, "LED": 19, "BUZZER": None}
+EVERYTHING = {"hold_time": 0.05, "pins": SWAPPED, "url": "loop://"}
+
+
+@pytest.fixture
+def registry(monkeypatch):
+    """A copy of the registry, so backends registered by a test go away after it."""
+    monkeypatch.setattr(ctl, "BACKENDS", dict(ctl.BACKENDS))
+    return ctl.BACKENDS
+
+
+def test_gpio_through_the_one_call_reads_hold_time_and_pins(factory):
+    with open_controls("gpio", **EVERYTHING) as controls:
+        assert isinstance(controls, GpioControls) and controls.pins == SWAPPED
+        factory.pin(13).drive_low()  # NEXT on its configured pin, held past 0.05 s
+        event = controls.events(timeout=TIMEOUT)
+        assert (event.button, event.kind) == (NEXT, LONG_PRESS)
+        factory.pin(13).drive_high()
+
+
+def test_keyboard_through_the_one_call_reads_the_terminal(monkeypatch, pty):
+    master, slave = pty
+    terminal = os.fdopen(os.dup(slave), "r")
+    monkeypatch.setattr(sys, "stdin", terminal)
+    try:
+        with open_controls("keyboard", **EVERYTHING) as controls:
+            assert isinstance(controls, KeyboardControls)
+            os.write(master, b"U")
+            event = controls.events(timeout=TIMEOUT)
+            assert (event.button, event.kind) == (UNDO, LONG_PRESS)
+    finally:
+        terminal.close()
+
+
+def test_panel_through_the_one_call_reads_the_url():
+    with open_controls("panel", **EVERYTHING) as controls:
+        assert isinstance(controls, ctl.PanelControls) and controls.url == "loop://"
+        assert wait_for(lambda: controls.panel.connected)
+        controls.panel.feed(b"HELLO 1.0\nP CONFIRM\n")
+        event = controls.events(timeout=TIMEOUT)
+        assert (event.button, event.kind) == (CONFIRM, PRESS)
+        assert controls.status == Status(READY, "panel ready")
+
+
+def test_mock_through_the_one_call_reads_nothing():
+    with open_controls("mock", **EVERYTHING) as controls:
+        assert isinstance(controls, MockControls)
+        controls.press(NEXT)
+        assert controls.events(timeout=TIMEOUT).button == NEXT
+
+
+def test_panel_without_a_url_falls_back_to_the_environment(monkeypatch):
+    monkeypatch.setenv("TABLETOP_PANEL", "loop://")
+    with open_controls("panel", hold_time=1.5, pins=None, url=None) as controls:
+        assert controls.url == "loop://"
+    monkeypatch.delenv("TABLETOP_PANEL")
+    with pytest.raises(ControlsUnavailable, match="need a serial port"):
+        open_controls("panel", url=None)
+
+
+def test_each_builtin_backend_declares_what_its_factory_takes():
+    factories = {"gpio": GpioControls, "keyboard": KeyboardControls,
+                 "panel": ctl.PanelControls, "mock": MockControls}
+    for name, backend in ctl.BACKENDS.items():
+        assert isinstance(backend, ctl.Backend) and backend.name == name
+        takes = inspect.signature(factories[name]).parameters
+        assert backend.options == frozenset(takes), name
+
+
+def test_an_explicit_kind_refuses_an_option_it_does_not_read():
+    with pytest.raises(TypeError, match=r"mock controls take no option fd \(they take: on_event\)"):
+        open_controls("mock", fd=0)
+
+
+def test_a_backend_registered_at_run_time_is_reachable(registry):
+    class Pedal(MockControls):
+        kind = "pedal"
+
+        def __init__(self, *, hold_time: float = 1.5, on_event=None) -> None:
+            super().__init__(on_event=on_event)
+            self.hold_time = hold_time
+
+    entry = ctl.register_backend("Pedal", Pedal)
+    assert entry == ctl.Backend("pedal", Pedal, frozenset({"hold_time", "on_event"}))
+    assert ctl.backend_names()[-1] == "pedal"
+    with open_controls("PEDAL", **EVERYTHING) as controls:  # pins and url dropped
+        assert isinstance(controls, Pedal) and controls.hold_time == 0.05
+    with pytest.raises(ValueError, match="backends are gpio, keyboard, panel, mock, pedal$"):
+        open_controls("pedals")
+
+
+def test_a_registered_backend_may_declare_its_options(registry):
+    seen = []
+
+    def foot_switch(**options):  # takes anything: the declaration decides
+        seen.append(options)
+        return MockControls()
+
+    ctl.register_backend("foot", foot_switch, options=["url"])
+    open_controls("foot", **EVERYTHING).close()
+    assert seen == [{"url": "loop://"}]
+    ctl.register_backend("any", foot_switch)  # undeclared **options: every one
+    open_controls("any", **EVERYTHING).close()
+    assert seen[-1] == EVERYTHING
+
+
+def test_register_backend_replaces_a_builtin(registry):
     ctl.register_backend("Panel", MockControls)
     with open_controls("PANEL") as controls:
         assert isinstance(controls, MockControls)

@@ -15,7 +15,6 @@ import serial
 
 from hardware.controls import (
     BACKENDS,
-    DEFAULT_HOLD_TIME,
     LIGHTS,
     LONG_PRESS,
     PRESS,
@@ -23,8 +22,9 @@ from hardware.controls import (
     ControlsUnavailable,
     open_controls,
 )
-from hardware.controls.panel import PanelControls
-from hardware.panel import (
+from hardware.controls.base import DEFAULT_HOLD_TIME
+from hardware.controls.serial_panel import PanelControls
+from hardware.controls.serial_panel import (
     LONG_PRESS_TIME,
     GarbledLine,
     Hello,

@@ -7,8 +7,8 @@ import socket
 
 import pytest
 
-from hardware import screen
-from hardware.screen import find_screen, wait_for_screen
+from hardware import desktop as screen
+from hardware.desktop import find_screen, wait_for_screen
 
 
 @pytest.fixture
@@ -68,8 +68,8 @@ def test_waiting_for_the_desktop_to_come_up_and_giving_up(tmp_path, sockets):
 
 
 def test_run_screen_without_a_desktop_exits_1_saying_what_to_do(tmp_path, monkeypatch, capsys):
-    from tabletop.config import load_config
-    from tabletop.runner import main
+    from tabletop.assembly.config import load_config
+    from tabletop.assembly.runner import main
 
     for variable in ("DISPLAY", "WAYLAND_DISPLAY"):
         monkeypatch.delenv(variable, raising=False)

@@ -139,7 +139,7 @@ SETUP = {"setup": {"rules": "acquire", "players": ["Ann", "Bob", "Cy"],
 @pytest.fixture
 def table(tmp_path):
     """A journal's game of :data:`SETUP`, just started."""
-    from tabletop.journal import Journal
+    from tabletop.journal.journal import Journal
 
     with Journal.open(tmp_path / "journal.db", table_name="test") as journal:
         yield journal.start(SETUP)
@@ -147,7 +147,7 @@ def table(tmp_path):
 
 def play(assistant, actions: int, seed: int = 2) -> None:
     """Bots play ``actions`` actions (or to the end) through the assistant."""
-    from tabletop.bot import Bot
+    from tabletop.table.bot import Bot
 
     bot = Bot(assistant, seed=seed)
     for _ in range(actions):

@@ -15,7 +15,7 @@ import os, sys
 os.environ["KIVY_NO_ARGS"] = "1"
 os.environ["KIVY_CLIPBOARD"] = "dummy"
 from kivy.config import Config
-from tabletop.runner import keyboard_mode
+from tabletop.assembly.runner import keyboard_mode
 Config.set("kivy", "keyboard_mode", keyboard_mode(sys.argv[1], plugged=lambda: False))
 Config.set("graphics", "width", "800")
 Config.set("graphics", "height", "480")

@@ -9,8 +9,8 @@ Two halves:
   f-string, and must come out of :func:`ui.i18n.say` in Chinese with no
   English left but the values put in. A new English message without a
   pattern fails here, named by its file and line;
-* by playing: a real :class:`~tabletop.engine.Game` and a real
-  :class:`~tabletop.assistant.Assistant` are driven into refusals, and what
+* by playing: a real :class:`~tabletop.engine.game.Game` and a real
+  :class:`~tabletop.table.assistant.Assistant` are driven into refusals, and what
   the assistant then shows is read in Chinese; so are a real switch-off, an
   unplugged and a silent printer, a runner's services, seats and taps refused.
 
@@ -24,7 +24,7 @@ What is scanned, and what is not (the scope):
   from opening, reading or exporting a journal at start-up or on the command
   line. Other exceptions (``ValueError``, ``RuntimeError``...) are faults of
   the program: the assistant catches only ``TabletopError`` and never shows them.
-* ``tabletop/assistant.py`` and ``tabletop/seating.py``: what they say
+* ``tabletop/table/assistant.py`` and ``tabletop/table/seating.py``: what they say
   themselves (``self._message``, ``self._banner``, ``_flag``, ``_tell``; the
   seating's prompt titles and options), but for a message with no words of its
   own (``f"{actor}: {label}"``). The assistant's prompts and options are
@@ -35,8 +35,8 @@ What is scanned, and what is not (the scope):
 The devices and services, as the other screens show them (what is scanned is
 what reaches a screen as text, by the path it takes there):
 
-* the runner's services (:data:`SERVICES`, the methods of
-  ``tabletop/runner.py`` the results and calibration screens call): every
+* the table's services (:data:`SERVICES`, the methods of
+  ``tabletop/assembly/services.py`` the results and calibration screens call): every
   string they ``return``. ``shutdown`` returns ``safe_shutdown(...).message``,
   so:
 * every :class:`~hardware.status.Status` message made in ``hardware/power.py``
@@ -68,11 +68,11 @@ from pathlib import Path
 
 import pytest
 
-from tabletop import actions as act
-from tabletop.assistant import CONFIRM, UNDO, Assistant, UnjournaledTable
-from tabletop.engine import Game
+from tabletop.engine import actions as act
+from tabletop.table.assistant import CONFIRM, UNDO, Assistant, UnjournaledTable
+from tabletop.engine.game import Game
 from tabletop.errors import IllegalAction, TabletopError
-from tabletop.seating import Seating
+from tabletop.table.seating import Seating
 from ui.i18n import PATTERNS, _compile, say
 from ui.refusals import REFUSALS
 
@@ -326,7 +326,7 @@ def _messages(source: Source, node: ast.AST) -> list[tuple[str, str, frozenset[s
 def _refusals() -> list[tuple[str, str, frozenset[str]]]:
     """(where, sample, opaque values) of every message the table screen can show."""
     game = []
-    sources = [Source(path, game) for path in sorted((ROOT / "tabletop").glob("*.py"))]
+    sources = [Source(path, game) for path in sorted((ROOT / "tabletop").rglob("*.py"))]
     game.extend(sources)
     family = _error_classes(sources)
     found = []
@@ -371,7 +371,7 @@ def _refusals() -> list[tuple[str, str, frozenset[str]]]:
                     add(source, message)
     # Camera faults, as the banner shows them (hardware/camera/base.py: Camera._fault).
     cameras = [Source(path, []) for path in sorted((ROOT / "hardware" / "camera").glob("*.py"))]
-    cameras.append(Source(ROOT / "tabletop" / "simcamera.py", []))
+    cameras.append(Source(ROOT / "tabletop" / "assembly" / "simcamera.py", []))
     for source in cameras:
         for node in ast.walk(source.tree):
             reasons = []
@@ -393,7 +393,7 @@ def _refusals() -> list[tuple[str, str, frozenset[str]]]:
 def _devices() -> list[tuple[str, str, frozenset[str]]]:
     """(where, sample, opaque values) of what the runner's services and the devices say."""
     found = []
-    runner = Source(ROOT / "tabletop" / "runner.py", [])
+    runner = Source(ROOT / "tabletop" / "assembly" / "services.py", [])
     for name in SERVICES:
         for node in ast.walk(runner.functions[name]):
             if isinstance(node, ast.Return) and node.value is not None and _stringy(node.value):
@@ -408,18 +408,22 @@ def _devices() -> list[tuple[str, str, frozenset[str]]]:
 
 
 def _calibration_errors() -> list[tuple[str, str, frozenset[str]]]:
-    """(where, sample, opaque values) of what ``calibrate`` raises (the calibration screen's)."""
-    source = Source(ROOT / "calibration" / "calibrate.py", [])
+    """(where, sample, opaque values) of what ``calibrate`` raises (the calibration screen's):
+    calibrate and what it calls, by name, of its own file and of the warps it uses."""
+    sources = [Source(ROOT / "calibration" / name, []) for name in ("calibrate.py", "warp.py")]
+    owner = {name: source for source in reversed(sources) for name in source.functions}
     reached, todo = set(), ["calibrate"]
-    while todo:                 # calibrate and what it calls of this file, by name
+    while todo:
         name = todo.pop()
-        if name not in reached and name in source.functions:
+        if name not in reached and name in owner:
             reached.add(name)
-            todo += [call.func.id for call in ast.walk(source.functions[name])
+            todo += [call.func.id for call in ast.walk(owner[name].functions[name])
                      if isinstance(call, ast.Call) and isinstance(call.func, ast.Name)]
-    return [message for name in sorted(reached) for call in ast.walk(source.functions[name])
+    assert {"calibrate", "homography"} <= reached, reached
+    return [message for name in sorted(reached)
+            for call in ast.walk(owner[name].functions[name])
             if isinstance(call, ast.Call) and _callee(call) == "CalibrationError" and call.args
-            and _stringy(call.args[0]) for message in _messages(source, call.args[0])]
+            and _stringy(call.args[0]) for message in _messages(owner[name], call.args[0])]
 
 
 def _tracker_warnings() -> list[str]:
@@ -468,10 +472,13 @@ def test_every_camera_warning_is_translated(warning):
 def test_the_scan_finds_the_messages():
     """The scan still finds what it is for (a refactor must not make the test above vacuous)."""
     files = {where.split(":")[0] for where, _, _ in REFUSAL_SAMPLES}
-    for name in ("engine", "merger", "trade", "ending", "geometry", "hexgrid", "ruleset",
-                 "journal", "assistant", "seating", "simcamera", "runner", "power", "printer",
-                 "calibrate"):
-        assert any(f.endswith(f"/{name}.py") for f in files), name
+    for name in ("tabletop/engine/game", "tabletop/engine/merger", "tabletop/engine/trade_in",
+                 "tabletop/engine/ending", "tabletop/geometry/base", "tabletop/geometry/hexgrid",
+                 "tabletop/engine/ruleset", "tabletop/journal/journal", "tabletop/table/assistant",
+                 "tabletop/table/seating", "tabletop/assembly/simcamera",
+                 "tabletop/assembly/services", "hardware/power", "hardware/printer",
+                 "calibration/calibrate"):
+        assert f"{name}.py" in files, name
     assert len(REFUSAL_SAMPLES) > 100
     samples = {sample for _, sample, _ in REFUSAL_SAMPLES}
     for sample in ("printer unplugged; 3 slips waiting", "printer: not checked yet",
@@ -479,9 +486,11 @@ def test_the_scan_finds_the_messages():
                    "the game is saved, but power-off failed: exit code 3",
                    "the corners enclose almost nothing: tap the centres of the four corner cells"):
         assert sample in samples, sample
-    from tabletop.runner import Runner
+    from tabletop.assembly.services import TableServices
+    from ui.services import Services
 
-    assert all(callable(getattr(Runner, name, None)) for name in SERVICES)
+    assert set(SERVICES) <= {name for name in vars(Services) if not name.startswith("_")}
+    assert all(callable(getattr(TableServices, name, None)) for name in SERVICES)
 
 
 def test_the_patterns_are_well_formed():
@@ -751,8 +760,7 @@ def test_the_printer_unplugged_or_silent():
 
 def test_the_results_screen_services(tmp_path, monkeypatch):
     """A real runner (a resumed game, an unplugged printer, a USB stick in a folder)."""
-    sys.path.insert(0, str(Path(__file__).parents[1]))
-    from test_run import resumed_runner
+    from assembly.test_run import resumed_runner
 
     harmless = (sys.executable, "-c", "pass")
     monkeypatch.setattr("hardware.power.POWER_OFF", harmless)      # never the real one
@@ -760,21 +768,21 @@ def test_the_results_screen_services(tmp_path, monkeypatch):
                                        "start_tiles": {"Ann": "1A", "Bob": "12I"}},
                             "/dev/nonexistent-printer")
     data = runner.data
-    runner.power_off = harmless
+    runner.services.power_off = harmless
     try:
-        assert chinese(runner.print_slip()) == "遊戲結束後才能列印成績單"
-        assert chinese(runner.printer_status().message) == "印表機：尚未檢查"
-        runner._printer().retry()
-        assert chinese(runner.printer_status().message) == "印表機未連接"
+        assert chinese(runner.services.print_slip()) == "遊戲結束後才能列印成績單"
+        assert chinese(runner.services.printer_status().message) == "印表機：尚未檢查"
+        runner.services._printer().retry()
+        assert chinese(runner.services.printer_status().message) == "印表機未連接"
         media = tmp_path / "media"
-        assert chinese(runner.export((str(media),))) == "找不到 USB 隨身碟：請插上一支再試一次"
+        assert chinese(runner.services.export((str(media),))) == "找不到 USB 隨身碟：請插上一支再試一次"
         stick = media / "pi" / "STICK"
         stick.mkdir(parents=True)
-        said = runner.export((str(media),), mounted=lambda folder: folder.name == "STICK")
+        said = runner.services.export((str(media),), mounted=lambda folder: folder.name == "STICK")
         assert say(said, ZH) == f"第 1 局已存到 {stick}"
-        said = runner.save_calibration(runner.eyes.calibration)
+        said = runner.services.save_calibration(runner.loop.eyes.calibration)
         assert say(said, ZH) == f"已儲存到 {data / 'calibration.json'}"
-        assert chinese(runner.shutdown()) == "遊戲已儲存；正在關機"
+        assert chinese(runner.services.shutdown()) == "遊戲已儲存；正在關機"
     finally:
         runner.close()
 
@@ -787,7 +795,7 @@ def test_the_results_screen_services(tmp_path, monkeypatch):
 ])
 def test_the_setup_screen_refusing_the_seats(players, expected):
     """What ui/setup.py shows when Start is refused: the engine's own refusal."""
-    from tabletop.ruleset import load_rules
+    from tabletop.engine.ruleset import load_rules
 
     rules = load_rules("acquire")
     with pytest.raises(TabletopError) as refused:

@@ -9,15 +9,15 @@ import json
 
 import pytest
 
-from tabletop.assistant import Assistant
+from tabletop.table.assistant import Assistant
 from tabletop.errors import JournalError
-from tabletop.journal import Journal
+from tabletop.journal.journal import Journal
 
 from conftest import frames, outside_the_window, play, settle, tap, tap_at, texts
 
 
 def test_undo_from_the_history_takes_the_game_back_to_before_that_action(run_app, tmp_path):
-    from tabletop.journal import Journal
+    from tabletop.journal.journal import Journal
     from ui.app import TableApp
 
     with Journal.open(tmp_path / "journal.db") as journal:
@@ -83,7 +83,7 @@ def test_long_presses_open_the_history_and_come_back(run_app, table):
 
 
 def test_the_end_of_the_game_shows_the_standings_payouts_and_the_worth_chart(run_app, tmp_path):
-    from tabletop.journal import Journal
+    from tabletop.journal.journal import Journal
     from ui.app import TableApp
 
     with Journal.open(tmp_path / "journal.db") as journal:
@@ -99,7 +99,7 @@ def test_the_end_of_the_game_shows_the_standings_payouts_and_the_worth_chart(run
         winner = game.names[game.standings[0][0]]
         assert f"1. {winner}  {game.rules.money(game.cash[game.standings[0][0]])}" in shown
         assert "by chain: bonuses + sales" in shown
-        paid = __import__("tabletop.progress", fromlist=["paid_by_chain"]).paid_by_chain(game)
+        paid = __import__("tabletop.journal.stats", fromlist=["paid_by_chain"]).paid_by_chain(game)
         chain, amounts = sorted(paid[winner].items())[0]
         money = game.rules.money
         assert f"    {chain}: {money(amounts['bonus'])} + {money(amounts['sales'])}" in shown
@@ -111,15 +111,19 @@ def test_the_end_of_the_game_shows_the_standings_payouts_and_the_worth_chart(run
 
 def test_run_opens_the_app_on_the_table_and_the_camera_feeds_it(run_app, tmp_path):
     """`tabletop run` where there is a display: the app's clock steps the table loop."""
-    from tabletop.config import load_config
-    from tabletop.runner import Runner
+    from tabletop.assembly.config import load_config
+    from tabletop.assembly.runner import Runner
     from ui.app import TableApp
 
     path = tmp_path / "config.toml"
     path.write_text(f'[table]\nplayers = ["Ann", "Bob"]\n[camera]\nsource = '
                     f'"sim:acquire,seed=3,placements=3"\n[controls]\nkind = "mock"\n'
                     f'[paths]\ndata = "{tmp_path / "data"}"\n')
+    from tabletop.table.loop import Record
+
     runner = Runner(load_config(path, environ={}), out=lambda line: None)
+    record = Record()
+    runner.loop.observers.append(record)
     try:
         with runner.camera:
             app = run_app(TableApp(loop=runner.loop, controls=runner.controls))
@@ -127,17 +131,47 @@ def test_run_opens_the_app_on_the_table_and_the_camera_feeds_it(run_app, tmp_pat
             import time
 
             deadline = time.monotonic() + 20          # the camera gives 10 frames a second
-            while not runner.loop.seen and time.monotonic() < deadline:
+            while not record.decisions and time.monotonic() < deadline:
                 app.tick()
                 time.sleep(0.02)
-            assert runner.loop.seen                    # frames went through the eyes
+            assert record.decisions                    # frames went through the eyes
             assert "seen" in app.table.ids.title.text
     finally:
         runner.close()
 
 
+def test_on_the_touchscreen_the_light_blinks_for_a_proposal_and_the_buzzer_sounds_a_refusal(
+        run_app, tmp_path):
+    """The Pi's service runs the app: its tick drives the status light and the buzzer too."""
+    from assembly.test_run import resumed_runner
+    from ui.app import TableApp
+
+    runner = resumed_runner(tmp_path, {"rules": "acquire", "players": ["Ann", "Bob"],
+                                       "start_tiles": {"Ann": "1A", "Bob": "12I"}})
+    controls = runner.controls
+    try:
+        app = run_app(TableApp(loop=runner.loop, services=runner.services))
+        app.tick()
+        assert controls.shown == ["ready"] and controls.beeps == []
+        runner.loop.desk.tile_seen("6C")            # the camera's commit, as the eyes give it
+        app.tick()
+        assert app.table.ids.title.text == "Ann placed 6C"
+        assert controls.shown == ["ready", "waiting"] and controls.beeps == ["tile_seen"]
+        app.tick()                                   # a proposal is greeted once
+        assert controls.beeps == ["tile_seen"]
+        controls.press("confirm")                    # the GPIO button, through the app's tick
+        app.tick()
+        assert [a.tile for a in runner.loop.desk.game.history] == ["6C"]
+        runner.loop.desk.tile_seen("7D")             # put down while the table is asked to buy
+        app.tick()
+        assert controls.beeps == ["tile_seen", "error"] and controls.shown[-1] == "waiting"
+        assert "7D" in app.table.ids.message.text
+    finally:
+        runner.close()
+
+
 def test_setup_seats_the_players_typed_in_with_the_options_chosen(run_app):
-    from tabletop.seating import Seating
+    from tabletop.table.seating import Seating
     from ui.app import TableApp
 
     app = run_app(TableApp())
@@ -216,28 +250,27 @@ def test_the_results_screen_prints_the_slip_and_shows_a_printer_fault(run_app, t
     import sys
     from pathlib import Path
 
-    sys.path.insert(0, str(Path(__file__).parents[1]))
-    from test_run import _fake_printer, finished_runner
+    from assembly.test_run import _fake_printer, finished_runner
     from ui.app import TableApp
 
     device = _fake_printer()
     runner = finished_runner(tmp_path, device.url)
     try:
-        app = run_app(TableApp(loop=runner.loop, controls=runner.controls, services=runner))
+        app = run_app(TableApp(loop=runner.loop, controls=runner.controls, services=runner.services))
         app.update()
         assert app.root.current == "results"
         assert app.results.ids.status.text.startswith("CONFIRM: print the slip")
         tap(app.results.ids.print)
         assert app.results.ids.status.text == "printing the score slip"
-        assert runner.last_job.wait(5)
+        assert runner.services.last_job.wait(5)
         app.press("next")                            # the GPIO buttons too: NEXT to a stick
         assert app.results.ids.status.text == "no USB stick found: plug one in and try again"
         app.press("confirm")                         # CONFIRM prints the slip again
         assert app.results.ids.status.text == "printing the score slip"
-        assert runner.last_job.wait(5)
+        assert runner.services.last_job.wait(5)
         device.close()                               # the printer is unplugged
-        runner.print_slip()
-        runner._printer().wait_idle()
+        runner.services.print_slip()
+        runner.services._printer().wait_idle()
         app.update(force=True)
         assert app.results.ids.status.text == "printer unplugged; 1 slip waiting"
         app.show("table")
@@ -254,7 +287,7 @@ def test_the_results_screen_prints_the_slip_and_shows_a_printer_fault(run_app, t
 
 
 def test_the_demo_plays_on_the_touchscreen_a_frame_a_tick(run_app, tmp_path):
-    from tabletop.demo import Demo
+    from tabletop.assembly.demo import Demo
     from ui.app import TableApp
 
     demo = Demo("acquire", 3, journal=tmp_path / "journal.db", out=None, size=(640, 480))
@@ -278,7 +311,7 @@ def test_calibration_by_tapping_the_four_corners_draws_the_grid_saves_and_tests(
     import cv2
     import numpy as np
     from calibration.calfile import load_calibration
-    from calibration.render import make_table, render, render_empty
+    from calibration.synthetic.render import make_table, render, render_empty
     from hardware.camera import open_camera
     from ui.app import TableApp
 
@@ -336,8 +369,8 @@ def test_calibration_by_tapping_the_four_corners_draws_the_grid_saves_and_tests(
 def test_the_menu_switches_the_pi_off_after_asking_with_the_game_saved(run_app, tmp_path):
     import sys
 
-    from tabletop.config import load_config
-    from tabletop.runner import Runner
+    from tabletop.assembly.config import load_config
+    from tabletop.assembly.runner import Runner
     from ui.app import TableApp
 
     path = tmp_path / "config.toml"
@@ -346,10 +379,10 @@ def test_the_menu_switches_the_pi_off_after_asking_with_the_game_saved(run_app, 
     runner = Runner(load_config(path, environ={}), out=lambda line: None)
     off = tmp_path / "powered-off"
     # The stand-in for power-off notes whether the journal could still be written to.
-    runner.power_off = [sys.executable, "-c", f"import pathlib; pathlib.Path({str(off)!r}).touch()"]
+    runner.services.power_off = [sys.executable, "-c", f"import pathlib; pathlib.Path({str(off)!r}).touch()"]
     journal = runner.journal
     try:
-        app = run_app(TableApp(loop=runner.loop, controls=runner.controls, services=runner))
+        app = run_app(TableApp(loop=runner.loop, controls=runner.controls, services=runner.services))
         tap(app.table.ids.menu)
         settle()
         entries = {w.text: w for w in app.table.menu.walk() if w.__class__.__name__ == "Button"}
@@ -388,9 +421,9 @@ def test_the_menu_switches_the_pi_off_after_asking_with_the_game_saved(run_app, 
 def test_another_unfinished_game_is_resumed_from_the_setup_screen(run_app, tmp_path):
     """Two games left unfinished at this table: `run` puts the newer on the table; the menu's
     New game leads to the setup screen, whose Resume puts the older back where it stopped."""
-    from tabletop.bot import Bot
-    from tabletop.config import load_config
-    from tabletop.runner import Runner
+    from tabletop.table.bot import Bot
+    from tabletop.assembly.config import load_config
+    from tabletop.assembly.runner import Runner
     from ui.app import TableApp
 
     data = tmp_path / "data"
@@ -407,7 +440,7 @@ def test_another_unfinished_game_is_resumed_from_the_setup_screen(run_app, tmp_p
                     f'[paths]\ndata = "{data}"\n')
     runner = Runner(load_config(path, environ={}), out=lambda line: None)
     try:
-        app = run_app(TableApp(loop=runner.loop, controls=runner.controls, services=runner))
+        app = run_app(TableApp(loop=runner.loop, controls=runner.controls, services=runner.services))
         assert runner.loop.desk.game.names == ["Cy", "Dee"]
         tap(app.table.ids.menu)
         settle()
@@ -426,7 +459,7 @@ def test_another_unfinished_game_is_resumed_from_the_setup_screen(run_app, tmp_p
         assert desk.table.id == older.id and len(desk.game.history) == played
         assert "Ann" in app.table.ids.banner.text or "Bob" in app.table.ids.banner.text
         # The game left is still in the journal, unfinished, to be resumed in turn.
-        assert [info.players for info in runner.unfinished()] == [["Cy", "Dee"]]
+        assert [info.players for info in runner.services.unfinished()] == [["Cy", "Dee"]]
         Bot(desk, seed=4).act()                             # play goes on in the older game
         assert len(runner.journal.resume(older.id).game.history) == played + 1
     finally:

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from tabletop.assistant import Assistant
-from tabletop.journal import Journal
+from tabletop.table.assistant import Assistant
+from tabletop.journal.journal import Journal
 
 from conftest import frames, outside_the_window, play, tap, tap_at, texts
 
@@ -168,7 +168,7 @@ def test_a_merger_with_two_holders_disposing_by_touches(run_app, tmp_path):
     from pathlib import Path
 
     from tabletop import parse_action, replay
-    from tabletop.views import state_json
+    from tabletop.engine.state import state_json
     from ui.app import TableApp
 
     lines = (Path(__file__).parents[1] / "scenarios" / "tie2.jsonl").read_text().splitlines()
@@ -225,9 +225,9 @@ def disposal_steppers(screen):
 def test_a_crowded_table_fits_the_screen_with_every_chain_in_reach(run_app, rules, seed, chains):
     """Many chains on the board (MEGAcquire's fourteen): nothing is drawn off the screen,
     and the chain table scrolls to the last of them."""
-    from tabletop.assistant import UnjournaledTable
-    from tabletop.bot import Bot
-    from tabletop.engine import Game
+    from tabletop.table.assistant import UnjournaledTable
+    from tabletop.table.bot import Bot
+    from tabletop.engine.game import Game
     from ui.app import TableApp
 
     desk = Assistant(UnjournaledTable(Game(rules, ["Ann", "Bob", "Cy", "Dee"], seed=seed)))
@@ -320,8 +320,7 @@ def test_shares_traded_in_with_steppers_pay_for_a_purchase(run_app, tmp_path):
 
     from tabletop import parse_action
 
-    sys.path.insert(0, str(Path(__file__).parents[1]))
-    from test_trade import position
+    from engine.test_trade_in import position
     from ui.app import TableApp
 
     lines = position().lines

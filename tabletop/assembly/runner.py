@@ -1,0 +1,260 @@
+"""``tabletop run``: the real table, assembled from the configuration.
+
+The camera (``[camera] source``), its calibration (``calibration.json`` in the
+data folder), the buttons (``[controls]``) and the journal (``journal.db``
+in the data folder) are joined by the :class:`~tabletop.table.loop.TableLoop`.
+An unfinished game of this table is resumed at its last confirmed action,
+else a new one is set up with ``[table] players`` (or ``--players``). Until
+the touchscreen app lands it runs headless: it prints what the screen would
+show (the prompt, faults, the differences between the board and the game)
+and every confirmed action.
+
+Part of the composition root: calibration and hardware are imported here,
+lazily, never by the engine.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from typing import Any, Callable, Sequence
+
+from tabletop.assembly.config import Config, ConfigError
+from tabletop.assembly.services import CALIBRATION_FILE, TableServices
+from tabletop.engine.ruleset import load_rules
+from tabletop.journal.journal import Journal
+from tabletop.table.assistant import Assistant
+from tabletop.table.games import TableGames
+from tabletop.table.loop import Desk, TableLoop
+from tabletop.table.prompts import screen_lines
+from tabletop.table.seating import Seating
+
+JOURNAL_FILE = "journal.db"
+RECORDED = ("dir:", "file:", "sim")
+
+
+class Runner:
+    """One table, run from its configuration until stopped (Ctrl-C, SIGTERM)."""
+
+    def __init__(self, config: Config, players: list[str] | None = None, new: bool = False,
+                 out: Callable[[str], None] = print, setup_on_screen: bool = False,
+                 power_off: Sequence[str] | None = None) -> None:
+        #: With the touchscreen, a new game without configured seats is set up there.
+        self.setup_on_screen = setup_on_screen
+        self.config = config
+        self.out = out
+        self.data = config.data_dir
+        self.data.mkdir(parents=True, exist_ok=True)
+        name = config.values["table"]["name"]
+        journal = Journal.open(self.data / JOURNAL_FILE, table_name=name)
+        for message in journal.report.messages:
+            self.out(f"journal: {message}")
+        self.games = TableGames(journal, listener=lambda what, events: self.out(f"confirmed: {what}"),
+                                name=name)
+        try:
+            self.camera = self._camera()
+            eyes = self._eyes()
+            self.controls = self._controls()
+            desk = self._desk(players, new)
+        except BaseException:
+            journal.close()
+            raise
+        self.loop = TableLoop(desk, self.camera, eyes,
+                              start=self._start if not isinstance(desk, Assistant) else None,
+                              signals=self.controls)
+        self.services = TableServices(config, self.games, self.loop, out=self.out,
+                                      power_off=power_off)
+        self._shown: list[str] = []
+
+    @property
+    def journal(self) -> Journal:
+        return self.games.journal
+
+    # --- assembling -------------------------------------------------------------------------
+
+    def _camera(self) -> Any:
+        from hardware.camera import default_source, open_camera
+        from tabletop.assembly.simcamera import register
+
+        register()
+        source = self.config.values["camera"]["source"]
+        source = default_source() if source == "auto" else source
+        try:
+            if source.startswith(RECORDED):
+                return open_camera(source, fps=self.config.values["camera"]["fps"])
+            return open_camera(source)
+        except ValueError as error:
+            raise ConfigError(f"camera.source = {source!r}: {error}") from None
+
+    def _eyes(self) -> Any:
+        from calibration.calfile import load_calibration
+        from calibration.recognize import Watcher
+
+        path = self.data / CALIBRATION_FILE
+        if path.is_file():
+            return Watcher(load_calibration(path))
+        from tabletop.assembly.simcamera import SimCamera
+
+        if isinstance(self.camera, SimCamera):          # the simulated table calibrates itself
+            from calibration.calibrate import calibrate
+
+            image, corners = self.camera.calibration_view()
+            return Watcher(calibrate(image, corners, self.camera.settings["rules"]))
+        raise ConfigError(f"no calibration at {path}: photograph the empty board and run "
+                          f"`tabletop calibrate --image PHOTO --corners ... --out {path}`")
+
+    def _controls(self) -> Any:
+        from hardware.controls import ControlsUnavailable, open_controls
+
+        settings = self.config.values["controls"]
+        kind = None if settings["kind"] == "auto" else settings["kind"]
+        try:   # each backend reads only the settings its registry entry declares
+            return open_controls(kind, hold_time=settings["hold_time"],
+                                 pins=settings["pins"] or None,
+                                 url=self.config.values["panel"]["url"] or None)
+        except ControlsUnavailable as error:
+            raise ConfigError(f"controls.kind = {settings['kind']!r}: {error}") from None
+
+    def _desk(self, players: list[str] | None, new: bool) -> Desk | None:
+        name = self.config.values["table"]["name"]
+        unfinished = self.games.unfinished()
+        if unfinished and not new:
+            info = unfinished[-1]
+            assistant = self.games.resume(info.id)
+            game = assistant.game
+            self.out(f"resuming game {info.id} of {name} ({game.rules.title}; "
+                     f"{', '.join(game.names)}) after {len(game.history)} confirmed actions")
+            return assistant
+        table_settings = self.config.values["table"]
+        players = players or table_settings["players"]
+        rules = load_rules(table_settings["rules"])
+        if not players and self.setup_on_screen:
+            return None
+        if len(players) < rules.min_players:
+            raise ConfigError(f"a new game of {rules.title} needs {rules.min_players} or more "
+                              f"players: give --players Ann,Bob,Cy or [table] players")
+        self.out(f"new game of {rules.title} at {name}: {', '.join(players)}")
+        return Seating(rules, players, table_settings["options"])
+
+    def new_game(self, rules: str, players: list[str], options: dict) -> None:
+        """A game set up on the screen: seat the players; the turn-order draw comes next."""
+        self.out(f"new game of {load_rules(rules).title}: {', '.join(players)}")
+        self.loop.desk = Seating(rules, players, options)
+        self.loop.start = self._start
+
+    def _start(self, seating: Seating) -> Assistant:
+        assistant = self.games.start(seating)
+        self.out(f"game {assistant.table.id} started: {seating.prompt.message}")
+        return assistant
+
+    # --- running ----------------------------------------------------------------------------
+
+    def run(self) -> int:
+        """Read frames and buttons until stopped; every confirmed action is already journaled."""
+        previous = signal.signal(signal.SIGTERM, _stop)
+        ended = False
+        try:
+            with self.camera:
+                while True:
+                    tick = self.loop.tick(wait=0.02)
+                    if self.camera.ended and not ended:
+                        ended = True
+                        self.out(f"camera: {self.camera.status.message}; buttons only from now")
+                    if tick.changed:
+                        self._show()
+                    if not tick.frame and self.camera.ended:
+                        time.sleep(0.02)
+        except KeyboardInterrupt:
+            self.out("stopped: every confirmed action is in the journal")
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+            self.close()
+        return 0
+
+    def run_app(self) -> int:
+        """The same table on the touchscreen app (the app's clock steps the loop)."""
+        from kivy.config import Config
+
+        # Before the window exists: the keyboard mode is read when it is made.
+        Config.set("kivy", "keyboard_mode", keyboard_mode(self.config.values["screen"]["keyboard"]))
+        from ui.app import TableApp
+
+        language = self.config.values["screen"]["language"]
+        fps = self.config.values["camera"]["fps"]
+        try:
+            with self.camera:
+                TableApp(loop=self.loop, language=language, fps=fps,
+                         new_game=self.new_game, services=self.services,
+                         camera=self.camera).run()
+        finally:
+            self.close()
+        return 0
+
+    def close(self) -> None:
+        self.controls.close()
+        self.services.close()
+        self.journal.close()
+
+    def _show(self) -> None:
+        lines = screen_lines(self.loop.desk.prompt)
+        if lines != self._shown:
+            self._shown = lines
+            for line in lines:
+                self.out(f"screen: {line}")
+
+
+def _stop(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def main(config: Config, players: list[str] | None, new: bool, headless: bool = False,
+         screen: bool = False, wait: float = 60.0) -> int:
+    """``tabletop run``: the touchscreen app where there is a display and Kivy, else headless
+    (printing lines as they come: a log or a terminal reads them live).
+
+    ``screen`` (the Pi's service, started before anyone's desktop): find the
+    desktop logged in on the screen, waiting up to ``wait`` seconds for it;
+    without one (or without Kivy) exit 1, and systemd tries again.
+    """
+    if screen and not headless:
+        import sys
+
+        from hardware.desktop import wait_for_screen
+
+        found = wait_for_screen(os.environ, wait)
+        if found is None:
+            print(f"tabletop: no desktop came up on the screen in {wait:g} s (no Wayland or X "
+                  f"socket of this user): log in on the touchscreen, or run with --headless",
+                  file=sys.stderr)
+            return 1
+        os.environ.update(found)
+        if not _display():
+            print("tabletop: the touchscreen app needs Kivy: pip install 'tabletop[ui]'",
+                  file=sys.stderr)
+            return 1
+    app = not headless and _display()
+    runner = Runner(config, players, new, out=lambda line: print(line, flush=True),
+                    setup_on_screen=app)
+    return runner.run_app() if app else runner.run()
+
+
+def keyboard_mode(choice: str, plugged: Callable[[], bool] | None = None) -> str:
+    """Kivy's keyboard mode for ``[screen] keyboard``: an on-screen keyboard docked at the
+    bottom (a real one still types) unless ``system``, or ``auto`` with a keyboard plugged in.
+
+    >>> keyboard_mode("on-screen"), keyboard_mode("system"), keyboard_mode("auto", lambda: True)
+    ('systemanddock', 'system', 'system')
+    """
+    if plugged is None:
+        from hardware.keyboard_detect import keyboard_plugged as plugged
+    on_screen = choice == "on-screen" or (choice == "auto" and not plugged())
+    return "systemanddock" if on_screen else "system"
+
+
+def _display() -> bool:
+    import importlib.util
+    import os
+
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")) and \
+        importlib.util.find_spec("kivy") is not None

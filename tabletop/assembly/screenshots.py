@@ -1,0 +1,100 @@
+"""``tabletop screenshots --out DIR``: every screen, at 800x480 and 1280x800, in both languages.
+
+The state is a demo game's (bots playing a seeded virtual game part way, a
+placement proposed), so the pictures show what a table sees mid-game. Needs
+a display: on a machine without one, run it under ``xvfb-run``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+SIZES = ((800, 480), (1280, 800))
+
+
+def demo_desk(rules: str = "acquire", seed: int = 4, actions: int = 60, until: str = "",
+              options: dict | None = None) -> Any:
+    """An assistant some way into a bot game, with a placement proposed (or, ``until`` a
+    kind of decision, at the next such decision after those actions)."""
+    from tabletop.table.assistant import Assistant, UnjournaledTable
+    from tabletop.table.bot import Bot
+    from tabletop.engine.game import Game
+    from tabletop.engine.ruleset import load_rules
+
+    players = ["Ann", "Bob", "Cy", "Dee"][: min(4, load_rules(rules).max_players)]
+    # No journal: the screenshots change nothing on disk.
+    assistant = Assistant(UnjournaledTable(Game(rules, players, options, seed=seed)))
+    bot = Bot(assistant, seed=seed)
+    for _ in range(actions):
+        if assistant.game.pending is None:
+            break
+        bot.act()
+    if until:
+        while assistant.game.pending is not None and assistant.game.pending.kind != until:
+            bot.act()
+        if until == "dispose":      # a holder part way through the steppers
+            assistant.set_disposal(sell=1, trade=2)
+        return assistant
+    tile = bot.tile()
+    if tile is not None:
+        assistant.tile_seen(tile)
+    return assistant
+
+
+#: (name, screen, rule set, actions the bots play first, then until what): mid-game tables
+#: of each board, a merger's holder disposing (in Tycoon mode: three bonuses), the history
+#: of one, and the results of a finished game.
+SHOTS = (("table", "table", "acquire", 60, ""), ("table", "table", "megacquire-gold", 90, ""),
+         ("table", "table", "acquisitions", 70, ""), ("merger", "table", "acquire", 100, "dispose"),
+         ("history", "history", "acquire", 60, ""), ("results", "results", "acquire", 10_000, ""),
+         ("setup", "setup", "megacquire-gold", 0, ""),
+         ("calibration", "calibration", "acquire", 0, ""))
+
+
+def take(out: str | Path) -> list[Path]:
+    """Write the PNGs into ``out``; their paths."""
+    os.environ.setdefault("KIVY_NO_ARGS", "1")
+    os.environ.setdefault("KIVY_CLIPBOARD", "dummy")
+    from kivy.base import EventLoop
+    from kivy.core.window import Window
+
+    from ui.app import TableApp
+
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, screen, rules, actions, until in SHOTS:
+        options = {"bonus_mode": "tycoon"} if name == "merger" else None
+        app = TableApp(desk=demo_desk(rules, actions=actions, until=until, options=options))
+        app._run_prepare()
+        app.setup.rules = rules
+        if screen == "calibration":
+            _calibrated(app, rules)
+        try:
+            for width, height in SIZES:
+                Window.size = (width, height)
+                for language in ("en", "zh-TW"):
+                    app.set_language(language)
+                    app.show(screen)
+                    for _ in range(3):
+                        EventLoop.idle()
+                    path = folder / f"{name}-{rules}-{language}-{width}x{height}.png"
+                    app.root.export_to_png(str(path))
+                    written.append(path)
+        finally:
+            Window.remove_widget(app.root)
+            app.dispatch("on_stop")
+    return written
+
+
+def _calibrated(app: Any, rules: str) -> None:
+    """The calibration screen with the simulated camera's empty board, its corners tapped."""
+    from tabletop.assembly.simcamera import SimCamera
+
+    image, corners = SimCamera(f"sim:{rules},seed=2").calibration_view()
+    app.show("calibration")
+    app.calibration.ids.view.image = image
+    for x, y in corners:
+        app.calibration.tap(float(x), float(y))

@@ -1,0 +1,493 @@
+"""The journal: every confirmed action of every game, kept so that none is ever lost.
+
+>>> import tempfile, pathlib
+>>> temporary = tempfile.TemporaryDirectory()
+>>> folder = pathlib.Path(temporary.name)
+>>> with Journal.open(folder / "journal.db", table_name="table 7") as journal:
+...     table = journal.start({"setup": {"rules": "acquire", "players": ["Ann", "Bob"]}})
+...     events = table.push({"do": "place", "tile": "6c"})
+...     _ = table.undo()
+...     _ = table.push({"do": "place", "tile": "7C"})
+>>> with Journal.open(folder / "journal.db") as journal:
+...     [info.id for info in journal.games()], journal.resume(1).game.history
+...     journal.lines(1)[1:]
+([1], [Place(player='Ann', tile='7C')])
+['{"do": "place", "player": "Ann", "tile": "6C"}', '{"do": "undo"}', '{"do": "place", "player": "Ann", "tile": "7C"}']
+>>> temporary.cleanup()
+
+A game's setup and each confirmed action (``undo`` too, so the record is
+complete) is checked against the live game first (an illegal action raises
+and writes nothing), then appended and fsynced to the append-only copy
+(``journal.log``), then committed to the SQLite database (``journal.db``, WAL,
+``synchronous=FULL``); only then does :meth:`Table.push` return its events, so
+an action reported as done is on the disk twice. The game is rebuilt by
+replaying its lines. Opening the journal for writing checks both copies and
+repairs a damaged one (:mod:`tabletop.journal.recovery`); :attr:`Journal.report` says
+what it found. One program writes a journal at a time (a lock file next to the
+database says which); any number may read it meanwhile (``readonly=True``).
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from tabletop.journal import store
+from tabletop.engine.actions import Action, Undo, parse_action
+from tabletop.engine.game import Game
+from tabletop.errors import JournalError, JournalFull, JournalLocked, ScriptError
+from tabletop.journal.store import Record
+from tabletop.journal.recovery import RecoveryReport, recover
+from tabletop.engine.table_script import game_from_setup, replay
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: one writer is the user's to ensure
+    fcntl = None
+
+FULL_ERRNOS = {errno.ENOSPC, errno.EFBIG, getattr(errno, "EDQUOT", errno.ENOSPC)}
+
+
+#: The name a new game records when the caller names no table (the configuration's default).
+DEFAULT_TABLE_NAME = "table 1"
+
+
+def open_for_reading(path: str | Path) -> "Journal":
+    """A journal to read: checked and repaired if no program is writing it, else read as it is.
+
+    JournalError if there is no journal at ``path`` (nothing is created).
+    """
+    path = Path(path)
+    if not path.exists() and not path.with_suffix(".log").exists():
+        raise JournalError(f"no journal at {path}: no game has been recorded there yet")
+    try:
+        return Journal.open(path, timeout=0)
+    except JournalLocked:
+        return Journal.open(path, readonly=True)
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """One game of the journal, as ``tabletop games`` lists it."""
+
+    id: int
+    table: str
+    rules: str
+    players: list[str]
+    turn: int
+    actions: int
+    started: str
+    finished: str | None
+
+
+def _write_status(conn: sqlite3.Connection, game_id: int, game: Game | None, actions: int,
+                  finished: str | None) -> None:
+    """The games list's columns of a game (worked out from it, kept with its records)."""
+    rules, names, turn = (game.rules.name, game.names, game.turn) if game else ("", [], 0)
+    conn.execute("UPDATE games SET rules = ?, players = ?, turn = ?, actions = ?, finished = ? "
+                 "WHERE id = ?", (rules, json.dumps(names, ensure_ascii=False), turn, actions,
+                                  finished, game_id))
+
+
+def _describe(conn: sqlite3.Connection, game_id: int, records: list[Record]) -> None:
+    """The listing columns of a game restored from its records (as far as they replay)."""
+    result = replay(record.line for record in records)
+    over = result.game is not None and result.game.over and not result.errors
+    _write_status(conn, game_id, result.game, len(records) - 1, records[-1].at if over else None)
+
+
+class Table:
+    """A game being played, every confirmed action journaled. Get one from
+    :meth:`Journal.start` or :meth:`Journal.resume`; ``table.game`` is the live
+    :class:`~tabletop.engine.game.Game` (read it, push through the table)."""
+
+    def __init__(self, journal: "Journal", game_id: int, records: list[Record], game: Game) -> None:
+        self.journal = journal
+        self.id = game_id
+        self.game = game
+        self.records = records
+
+    @property
+    def lines(self) -> list[str]:
+        """The setup line, then every confirmed action line (``undo`` included)."""
+        return [record.line for record in self.records]
+
+    @property
+    def started(self) -> str:
+        return self.records[0].at
+
+    @property
+    def finished(self) -> str | None:
+        return self.records[-1].at if self.game.over else None
+
+    def push(self, action: Action | Mapping[str, Any] | str) -> list[dict[str, Any]]:
+        """Play ``action`` and journal it; return its events once it is safely on disk.
+
+        An illegal action raises IllegalAction and writes nothing; a journal
+        that cannot save it raises JournalError and the game is as before.
+        """
+        action = _as_action(action)
+        events = self.game.push(action)
+        line = _line_of(self.game, action)
+        try:
+            self.journal._append(self, line)
+        except BaseException:
+            self.game = _replayed(self.id, self.records)
+            raise
+        return events
+
+    def undo(self, player: str | None = None) -> list[dict[str, Any]]:
+        """Take back the last action; the undo is journaled like any action."""
+        return self.push(Undo(player=player))
+
+    def __repr__(self) -> str:
+        return f"<Table game {self.id}: {len(self.records) - 1} actions>"
+
+
+class Journal:
+    """The games of one journal database and its append-only copy.
+
+    Use a journal (and its tables) from the thread that opened it; open
+    another one to read from elsewhere.
+    """
+
+    def __init__(self, path: Path, log_path: Path, conn: sqlite3.Connection, *,
+                 readonly: bool, timeout: float, table_name: str | None,
+                 report: RecoveryReport, lock: "_WriterLock | None" = None,
+                 log_fd: int | None = None) -> None:
+        self.path, self.log_path = path, log_path
+        self.readonly, self.timeout, self.table_name = readonly, timeout, table_name
+        self.report = report
+        self._conn, self._lock, self._log_fd = conn, lock, log_fd
+        self._tables: dict[int, Table] = {}
+
+    @classmethod
+    def open(cls, path: str | Path, *, readonly: bool = False,
+             timeout: float = 5.0, table_name: str | None = None,
+             log_path: str | Path | None = None) -> "Journal":
+        """Open (for writing: create, check and repair) the journal at ``path``.
+
+        The caller says where (the journal never reads the configuration); the
+        copy is ``log_path``, by default the same name ending ``.log``.
+        ``timeout`` is how long to wait for another program's lock.
+        ``table_name`` goes into each new game (default :data:`DEFAULT_TABLE_NAME`).
+        """
+        path = Path(path)
+        log_path = Path(log_path) if log_path is not None else path.with_suffix(".log")
+        if readonly:
+            return cls._open_reader(path, log_path, timeout)
+        try:
+            store.make_folder(path.parent)
+        except OSError as error:
+            raise JournalError(f"cannot create the folder {path.parent}: {error.strerror}") from None
+        foreign = store.foreign_file(path, log_path, timeout)
+        if foreign is not None:
+            raise JournalError(f"{path} is not a tabletop journal ({foreign}): it was left "
+                               f"untouched; give the path of a journal, or of a new one to make")
+        try:
+            lock = _WriterLock(path, timeout)
+        except OSError as error:
+            raise JournalError(f"cannot open the journal {path}: {error.strerror}") from None
+        conn = None
+        try:
+            report = recover(path, log_path, _describe, timeout)
+            conn = store.connect(path, timeout)
+            log_fd = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        except BaseException as error:
+            if conn is not None:
+                conn.close()
+            lock.release()
+            if isinstance(error, store.DB_ERRORS) and store.locked(error):
+                raise store.locked_error(path, timeout) from None
+            if isinstance(error, (*store.DB_ERRORS, OSError)):
+                raise JournalError(f"cannot open the journal {path}: {error}") from None
+            raise
+        return cls(path, log_path, conn, readonly=False, timeout=timeout, table_name=table_name,
+                   report=report, lock=lock, log_fd=log_fd)
+
+    @classmethod
+    def _open_reader(cls, path: Path, log_path: Path, timeout: float) -> "Journal":
+        if not path.is_file():
+            raise JournalError(f"no journal at {path}: no game has been recorded there")
+        conn = None
+        try:
+            conn = store.connect(path, timeout, readonly=True)
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version > store.SCHEMA_VERSION:
+                conn.close()
+                raise store.newer_version_error(path, version)
+            conn.execute("SELECT count(*) FROM games").fetchone()
+        except store.DB_ERRORS as error:
+            if conn is not None:
+                conn.close()
+            if store.locked(error):
+                raise store.locked_error(path, timeout) from None
+            raise JournalError(
+                f"{path} cannot be read ({error}); it is restored from {log_path.name} "
+                f"the next time the journal is opened for writing") from None
+        return cls(path, log_path, conn, readonly=True, timeout=timeout, table_name=None,
+                   report=RecoveryReport())
+
+    @property
+    def closed(self) -> bool:
+        """Whether the journal was closed (it reads and records nothing more)."""
+        return self._conn is None
+
+    def close(self) -> None:
+        """Close the files (and let another program write the journal)."""
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+        if self._log_fd is not None:
+            os.close(self._log_fd)
+            self._log_fd = None
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+        self._tables.clear()
+
+    def __enter__(self) -> "Journal":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- reading ---------------------------------------------------------------
+
+    def games(self) -> list[GameInfo]:
+        """Every game of the journal, oldest first."""
+        try:
+            rows = store.games_list(self._connection())
+        except store.DB_ERRORS as error:
+            raise JournalError(f"cannot read {self.path}: {error}") from None
+        except ValueError as error:
+            raise JournalError(f"{self.path}'s games list is damaged ({error}); it is repaired "
+                               f"when the journal is opened for writing") from None
+        return [GameInfo(*row) for row in rows]
+
+    def info(self, game_id: int) -> GameInfo:
+        """One game's entry; JournalError if there is no such game."""
+        for info in self.games():
+            if info.id == game_id:
+                return info
+        raise JournalError(f"there is no game {game_id} in {self.path}")
+
+    def records(self, game_id: int) -> list[Record]:
+        """A game's records, setup first, each checked against its checksum."""
+        conn = self._connection()
+        try:
+            conn.execute("BEGIN")
+            records = store.read_records(conn, game_id)
+            conn.execute("COMMIT")
+        except store.DB_ERRORS as error:
+            _rollback(conn)
+            raise JournalError(f"cannot read {self.path}: {error}") from None
+        if not records:
+            raise JournalError(f"there is no game {game_id} in {self.path}")
+        for number, record in enumerate(records):
+            if not record.valid or record.seq != number:
+                raise JournalError(
+                    f"game {game_id}: record {number} in {self.path.name} is damaged; it is "
+                    f"restored from {self.log_path.name} when the journal is opened for writing")
+        return records
+
+    def lines(self, game_id: int) -> list[str]:
+        """A game's table script as confirmed: setup, then every action line, ``undo`` included."""
+        return [record.line for record in self.records(game_id)]
+
+    # -- writing ---------------------------------------------------------------
+
+    def start(self, setup: Mapping[str, Any] | str) -> Table:
+        """Start a game from a setup line (``{"setup": {...}}``), journaled before it returns."""
+        self._writable()
+        try:
+            game = game_from_setup(json.loads(setup) if isinstance(setup, str) else setup)
+            text = json.dumps(game.setup_json(), ensure_ascii=False)
+            text.encode("utf-8")
+        except (json.JSONDecodeError, UnicodeEncodeError) as error:
+            raise ScriptError(f"the setup line is not valid JSON text ({error})") from None
+        table = Table(self, 0, [], game)
+        try:
+            self._append(table, text)
+        except BaseException:
+            self._tables.pop(table.id, None)
+            raise
+        return table
+
+    def resume(self, game_id: int) -> Table:
+        """The game ``game_id`` as its last confirmed action left it, ready to go on."""
+        self._writable()
+        if game_id not in self._tables:
+            records = self.records(game_id)
+            self._tables[game_id] = Table(self, game_id, records, _replayed(game_id, records))
+        return self._tables[game_id]
+
+    def record(self, game_id: int, action: Action | Mapping[str, Any] | str) -> list[dict[str, Any]]:
+        """Play and journal one action of game ``game_id``; return its events."""
+        return self.resume(game_id).push(action)
+
+    # -- inside ------------------------------------------------------------------
+
+    def _append(self, table: Table, line: str) -> None:
+        """Write one record: copy first (fsynced), then the database; roll both back on failure."""
+        conn = self._connection()
+        seq = len(table.records)
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as error:
+            raise self._failure(error) from None
+        try:
+            if seq == 0:
+                table.id = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM games").fetchone()[0]
+            else:
+                self._check_last(conn, table.id, seq)
+            record = Record(table.id, seq, store.now(), line,
+                            self._table_name() if seq == 0 else None).sealed()
+            size = self._write_log(record)
+            try:
+                store.insert_record(conn, record)
+                _write_status(conn, table.id, table.game, seq,
+                              record.at if table.game.over else None)
+                conn.execute("COMMIT")
+            except BaseException:
+                self._cut_log(size)
+                raise
+        except BaseException as error:
+            _rollback(conn)
+            if isinstance(error, (sqlite3.Error, OSError)):
+                raise self._failure(error) from None
+            raise
+        table.records.append(record)
+        self._tables[table.id] = table
+
+    def _check_last(self, conn: sqlite3.Connection, game_id: int, seq: int) -> None:
+        last = conn.execute("SELECT coalesce(max(seq), 0) FROM actions WHERE game = ?",
+                            (game_id,)).fetchone()[0]
+        if last != seq - 1:
+            raise JournalError(f"game {game_id} was changed by another program (it holds "
+                               f"{last} actions, this table {seq - 1}); resume it again")
+
+    def _write_log(self, record: Record) -> int:
+        """Append and fsync one line; a line written in part (a full disk) is taken back."""
+        data = record.to_log().encode("utf-8")
+        size = os.fstat(self._log_fd).st_size
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self._log_fd, view):]
+            os.fsync(self._log_fd)
+        except BaseException:
+            self._cut_log(size)
+            raise
+        return size
+
+    def _cut_log(self, size: int) -> None:
+        """Take back a line whose database write failed (it was never confirmed)."""
+        try:
+            os.ftruncate(self._log_fd, size)
+            os.fsync(self._log_fd)
+        except OSError:
+            pass  # a device given as the copy cannot be cut; a regular file can
+
+    def _failure(self, error: Exception) -> JournalError:
+        text = str(error)
+        if isinstance(error, OSError):
+            where = f"the append-only copy {self.log_path}"
+            if error.errno in FULL_ERRNOS:
+                return JournalFull(f"no space left on the disk for {where}: the action was NOT "
+                                   f"recorded; free some space and confirm it again")
+            return JournalError(f"cannot write {where} ({error.strerror or text}): the action "
+                                f"was NOT recorded")
+        if "locked" in text or "busy" in text:
+            return JournalLocked(f"{self.path} is locked by another program (waited "
+                                 f"{self.timeout:g} s): the action was NOT recorded; close the "
+                                 f"other program and confirm it again")
+        if "full" in text:
+            return JournalFull(f"the disk holding {self.path} is full: the action was NOT "
+                               f"recorded; free some space and confirm it again")
+        return JournalError(f"{self.path} could not save the action ({text}): it was NOT recorded")
+
+    def _table_name(self) -> str:
+        return self.table_name if self.table_name is not None else DEFAULT_TABLE_NAME
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise JournalError("the journal is closed")
+        return self._conn
+
+    def _writable(self) -> None:
+        self._connection()
+        if self.readonly:
+            raise JournalError(f"{self.path} is open for reading only")
+
+
+class _WriterLock:
+    """``journal.db.lock``: held by the one program that writes the journal."""
+
+    def __init__(self, path: Path, timeout: float) -> None:
+        self.path = path.with_name(path.name + ".lock")
+        self.fd: int | None = None
+        if fcntl is None:
+            return
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError:
+                if time.monotonic() >= deadline:
+                    holder = os.pread(self.fd, 32, 0).decode("ascii", "replace").strip()
+                    self.release()
+                    who = f" (process {holder})" if holder else ""
+                    raise JournalLocked(f"{path} is being written by another program{who}; "
+                                        f"waited {timeout:g} s: close it first") from None
+                time.sleep(0.05)
+        os.ftruncate(self.fd, 0)
+        os.pwrite(self.fd, f"{os.getpid()}\n".encode(), 0)
+
+    def release(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)  # closing the file releases the lock
+            self.fd = None
+
+
+def _as_action(action: Action | Mapping[str, Any] | str) -> Action:
+    if isinstance(action, Action):
+        return action
+    if isinstance(action, str):
+        try:
+            action = json.loads(action)
+        except json.JSONDecodeError as error:
+            raise ScriptError(f"not valid JSON ({error.msg} at column {error.colno})") from None
+    return parse_action(dict(action) if isinstance(action, Mapping) else action)
+
+
+def _line_of(game: Game, action: Action) -> str:
+    """The line to journal: an action in canonical form (player named), or the undo as given."""
+    if not isinstance(action, Undo):
+        action = game.canonical(len(game.history) - 1)
+    return json.dumps(action.to_json(), ensure_ascii=False)
+
+
+def _replayed(game_id: int, records: list[Record]) -> Game:
+    result = replay(record.line for record in records)
+    if result.errors:
+        number, reason = result.errors[0]
+        raise JournalError(f"game {game_id}: record {number - 1} does not replay with this "
+                           f"version of tabletop: {reason}")
+    return result.game
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    try:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+    except sqlite3.Error:
+        pass

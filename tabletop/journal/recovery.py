@@ -1,0 +1,357 @@
+"""Getting a game back when one of the journal's two copies is damaged.
+
+The records (:mod:`tabletop.journal.store`) live twice: in the SQLite database
+(``journal.db``) and in an append-only copy beside it (``journal.log``). A
+record reaches the copy, fsynced, before the database commits it, so at most
+the very last line of the copy can be missing from the database after a crash.
+
+:func:`recover` compares the copies when a journal is opened for writing.
+A database that cannot be read, fails SQLite's ``quick_check``, holds a record
+whose checksum fails (or a damaged field, table definition or games-list
+entry), or disagrees with the copy is kept aside (``journal.db.damaged-<time>``)
+and rebuilt from the records whose checksums hold (the copy's win over the
+database's). A copy whose records differ from the database's although both
+checksums hold belongs to another journal: it is kept aside and rewritten,
+never mixed in. A ``-wal`` or ``-shm`` file left without its database is kept
+aside too (SQLite would replay it into the rebuilt one). A torn last line of
+the copy (its saving was cut short, so it was never confirmed) is cut off and
+kept aside. A database that another program keeps locked is not damaged: the
+journal is not opened, and nothing is touched. The :class:`RecoveryReport`
+says plainly what was found and whether anything confirmed was lost (only a
+record damaged in both copies can be; when neither copy is whole, it says
+where confirmed steps may be missing).
+
+>>> mine = Record(1, 0, "2026-03-01T14:03:22Z", '{"setup": {}}', "table 1").sealed()
+>>> theirs = Record(1, 0, "2026-03-02T09:00:00Z", '{"setup": {}}', "table 2").sealed()
+>>> copy = LogScan(exists=True, version=1, records=[theirs], whole_size=200)
+>>> reconcile(DbScan(), copy).db_problem          # the copy rebuilds a lost database
+'was missing'
+>>> plan = reconcile(DbScan(exists=True, has_schema=True, read=True, records=[mine]), copy)
+>>> plan.db_problem, plan.games[1] == [mine], plan.log_problem
+(None, True, "belongs to another journal (1 record differs from journal.db's although the checksums of both hold)")
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Mapping
+
+from tabletop.journal.store import (DB_ERRORS, SCHEMA_VERSION, SIDE_FILES, DbScan, LogScan, Record,
+                              connect, create_schema, fsync_dir, insert_record, locked,
+                              locked_error, newer_version_error, scan_db, scan_log, write_log)
+
+Describe = Callable[[sqlite3.Connection, int, list[Record]], None]
+
+
+# -- comparing the copies ---------------------------------------------------------
+
+@dataclass
+class Plan:
+    """What the journal holds once both copies are read, and what must be repaired."""
+
+    games: dict[int, list[Record]]
+    db_problem: str | None = None     # why the database must be rebuilt
+    catch_up: list[Record] = field(default_factory=list)
+    log_problem: str | None = None    # why the copy must be rewritten
+    lost: dict[int, list[int]] = field(default_factory=dict)   # game -> seqs not restorable
+    db_whole: bool = False            # the database holds every record it should, all intact
+
+
+def reconcile(db: DbScan, log: LogScan, db_name: str = "journal.db",
+              log_name: str = "journal.log") -> Plan:
+    """Merge both copies record by record (a valid copy line wins) and judge each copy.
+
+    Damage makes a record fail its checksum; it cannot make two records that
+    both hold differ. A copy whose records differ from the database's so is
+    another journal's (or an older one's): it is left out, never mixed in.
+    """
+    from_log: dict[tuple[int, int], Record] = {}
+    for record in log.records:
+        from_log[record.key] = record   # a later line for the same step replaces an earlier one
+    from_db = {record.key: record for record in db.records if record.valid}
+    foreign = sum(1 for key, record in from_log.items() if from_db.get(key, record) != record)
+    if foreign:
+        from_log = {}
+    seen = set(from_log) | {record.key for record in db.records}
+    chosen = {key: from_log.get(key) or from_db.get(key) for key in seen}
+    plan = Plan(games={})
+    for game in sorted({key[0] for key in seen}):
+        seqs = sorted(seq for g, seq in seen if g == game)
+        kept: list[Record] = []
+        while chosen.get((game, len(kept))) is not None:
+            kept.append(chosen[(game, len(kept))])
+        if len(kept) <= seqs[-1]:
+            plan.lost[game] = list(range(len(kept), seqs[-1] + 1))
+        if kept:
+            plan.games[game] = kept
+    wanted = {record.key: record for records in plan.games.values() for record in records}
+    last = log.records[-1].key if log.records and not foreign else None
+    plan.db_problem = _db_problem(db, wanted, last, plan, log_name)
+    held = {record.key: record for record in db.records}
+    caught = {record.key for record in plan.catch_up}
+    plan.db_whole = (db.read and db.has_schema and not db.bad and not db.unkeyed
+                     and all(held.get(key) == record for key, record in wanted.items()
+                             if key not in caught))
+    plan.log_problem = _log_problem(log, wanted, from_log, db_name, foreign)
+    return plan
+
+
+def _db_problem(db: DbScan, wanted: Mapping, last: tuple[int, int] | None, plan: Plan,
+                log_name: str) -> str | None:
+    if not db.exists:
+        return "was missing" if wanted or db.leftovers else None
+    if db.error is not None:
+        return f"could not be read ({db.error})"
+    if not db.has_schema:
+        return "was empty (cut short)" if wanted else None
+    if db.bad:
+        first = db.bad[0]
+        return f"failed its checksum at game {first.game}, record {first.seq}"
+    if db.unkeyed:
+        return f"held {_count(db.unkeyed, 'record')} whose game or step number was damaged"
+    if db.listing:
+        return f"had a damaged entry in its games list (game {db.listing[0]})"
+    held = {record.key: record for record in db.records}
+    if any(wanted.get(key) != record for key, record in held.items()):
+        return f"disagreed with {log_name}"
+    missing = [key for key in wanted if key not in held]
+    if missing == [last]:
+        plan.catch_up = [wanted[last]]   # the one step a crash can leave unsaved in the database
+        return None
+    if missing:
+        return f"was missing {len(missing)} records that {log_name} holds"
+    return None
+
+
+def _log_problem(log: LogScan, wanted: Mapping, from_log: Mapping, db_name: str,
+                 foreign: int) -> str | None:
+    if not log.regular:
+        return None   # a device or pipe given as the copy: written to, never replaced
+    if foreign:
+        return (f"belongs to another journal ({_count(foreign, 'record')} "
+                f"{'differs' if foreign == 1 else 'differ'} from {db_name}'s although the "
+                f"checksums of both hold)")
+    if not log.exists or log.whole_size == 0:
+        return "was missing" if wanted else "new"
+    if log.version is None:
+        return "had no readable header line"
+    if log.bad:
+        return f"had damaged lines ({', '.join(map(str, log.bad[:5]))})"
+    missing = [key for key, record in wanted.items() if from_log.get(key) != record]
+    return f"was missing {len(missing)} records that {db_name} holds" if missing else None
+
+
+# -- repairing -----------------------------------------------------------------------
+
+@dataclass
+class RecoveryReport:
+    """What opening the journal found and did, in sentences for the screen.
+
+    >>> str(RecoveryReport())
+    'the journal is intact'
+    """
+
+    messages: list[str] = field(default_factory=list)
+    kept: list[Path] = field(default_factory=list)          # damaged files set aside
+    lost: dict[int, int] = field(default_factory=dict)      # game -> confirmed steps lost
+
+    @property
+    def clean(self) -> bool:
+        return not self.messages
+
+    def __str__(self) -> str:
+        return "\n".join(self.messages) or "the journal is intact"
+
+
+def recover(db_path: Path, log_path: Path, describe: Describe,
+            timeout: float = 5.0) -> RecoveryReport:
+    """Check both copies and repair whichever is damaged; the caller holds the writer lock.
+
+    ``describe(conn, game, records)`` writes a game's listing columns (rules, players,
+    turn, actions, finished) after its records are restored.
+    """
+    log = scan_log(log_path)
+    if log.version is not None and log.version > SCHEMA_VERSION:
+        raise newer_version_error(log_path, log.version)
+    db = scan_db(db_path, timeout)
+    plan = reconcile(db, log, db_path.name, log_path.name)
+    report = RecoveryReport()
+    stamp = _stamp()
+    # What was confirmed is known for sure if either copy is whole (the copy gets every
+    # step first; the database each one it acknowledged). If neither is, a torn last line
+    # may have been confirmed, damaged lines may have held steps nobody else holds.
+    cut = bool(log.torn) and log.regular      # its end cut off (or only its line end lost)
+    damaged = [number for number in log.bad if number > 1]
+    fresh = not (db.exists or db.leftovers or log.whole_size or log.torn)
+    certain = fresh or plan.db_whole or (log.whole_size > 0 and not cut and not damaged)
+    if plan.db_problem:
+        _rebuild_db(db_path, db, plan, report, stamp, log_path.name, describe, not certain)
+    else:
+        try:
+            _catch_up(db_path, plan, report, describe, timeout)
+        except DB_ERRORS as error:
+            if locked(error):
+                raise locked_error(db_path, timeout) from None
+            raise
+    _repair_log(log_path, log, plan, report, stamp, certain)
+    if not certain:
+        report.messages.append(_doubt(db_path.name, log_path.name, log, damaged))
+    for game, seqs in plan.lost.items():
+        report.lost[game] = len(seqs)
+        report.messages.append(
+            f"game {game}: {_count(len(seqs), 'confirmed step')} (from no. {seqs[0]}) could "
+            f"not be restored: damaged in both {db_path.name} and {log_path.name}")
+    fsync_dir(db_path.parent)
+    return report
+
+
+def _doubt(db_name: str, log_name: str, log: LogScan, damaged: list[int]) -> str:
+    """What may have been lost when neither copy is whole."""
+    what = []
+    if damaged:
+        lines = ", ".join(map(str, damaged[:5])) + (", ..." if len(damaged) > 5 else "")
+        what.append(f"the steps on the {_count(len(damaged), 'damaged line')} of {log_name} "
+                    f"(no. {lines})")
+    if log.whole_size == 0 and not log.torn:
+        what.append(f"the steps {log_name} (missing or empty) would have held")
+    elif log.torn:
+        what.append(f"the end of {log_name}, cut off")
+    return (f"{db_name} could not be read whole, so it could not make up for "
+            f"{' or '.join(what)}: confirmed steps may be lost there")
+
+
+def _rebuild_db(path: Path, db: DbScan, plan: Plan, report: RecoveryReport, stamp: str,
+                log_name: str, describe: Describe, unsure: bool) -> None:
+    temporary = path.with_name(path.name + ".rebuild")
+    _remove(temporary)
+    conn = connect(temporary)
+    try:
+        create_schema(conn)
+        conn.execute("BEGIN")
+        for game, records in plan.games.items():
+            for record in records:
+                insert_record(conn, record)
+            describe(conn, game, records)
+        conn.execute("COMMIT")
+    finally:
+        conn.close()
+    what = f"{path.name} {plan.db_problem}"
+    if db.exists or db.leftovers:
+        # A -wal left without its database would be replayed into the rebuilt one: aside too.
+        aside = _set_aside(path, stamp)
+        report.kept.append(aside)
+        if db.exists:
+            what += f" and is kept as {aside.name}"
+        else:
+            what += (f"; the {' and '.join(db.leftovers)} files it left behind are kept as "
+                     f"{' and '.join(aside.name + suffix for suffix in db.leftovers)}")
+    os.replace(temporary, path)
+    fsync_dir(path.parent)
+    report.messages.append(f"{what}; it was rebuilt from {log_name}: {_restored(plan, unsure)}")
+
+
+def _restored(plan: Plan, unsure: bool = False) -> str:
+    if len(plan.games) > 4:
+        steps = sum(len(records) - 1 for records in plan.games.values())
+        return f"{len(plan.games)} games with {_count(steps, 'confirmed action')}"
+    return "; ".join(f"game {game} with {'' if unsure or game in plan.lost else 'all '}"
+                     f"{_count(len(records) - 1, 'confirmed action')}"
+                     for game, records in plan.games.items()) or "no games"
+
+
+def _catch_up(path: Path, plan: Plan, report: RecoveryReport, describe: Describe,
+              timeout: float) -> None:
+    conn = connect(path, timeout)
+    try:
+        create_schema(conn)
+        if not plan.catch_up:
+            return
+        record = plan.catch_up[0]
+        conn.execute("BEGIN IMMEDIATE")
+        insert_record(conn, record)
+        describe(conn, record.game, plan.games[record.game])
+        conn.execute("COMMIT")
+    finally:
+        conn.close()
+    step = "its setup" if record.seq == 0 else f"action no. {record.seq}"
+    report.messages.append(
+        f"game {record.game}: {step} was saved in the append-only copy but not yet in "
+        f"{path.name} when the program stopped; it is restored")
+
+
+def _repair_log(path: Path, log: LogScan, plan: Plan, report: RecoveryReport, stamp: str,
+                certain: bool = True) -> None:
+    """Cut off a torn last line (``certain``: the database tells that its step was never
+    confirmed) and rewrite a damaged or missing copy."""
+    if log.unterminated and log.regular:
+        report.messages.append(
+            f"{path.name}'s last line had lost its line end; its record is whole (its checksum "
+            f"holds) and is kept")
+        if plan.log_problem is None:
+            with open(path, "ab") as handle:
+                handle.write(b"\n")
+                handle.flush()
+                os.fsync(handle.fileno())
+    elif log.torn and log.regular:
+        torn = path.with_name(f"{path.name}.torn-{stamp}")
+        torn.write_bytes(log.torn)
+        report.kept.append(torn)
+        if certain:
+            report.messages.append(
+                f"{path.name} ended in an unfinished line ({_count(len(log.torn), 'byte')}: a "
+                f"step whose saving was cut short, so it was never confirmed); it is kept as "
+                f"{torn.name} and nothing confirmed was lost")
+        else:
+            report.messages.append(
+                f"{path.name} ended in an unfinished line ({_count(len(log.torn), 'byte')}); "
+                f"it is kept as {torn.name}")
+        if plan.log_problem is None:
+            with open(path, "r+b") as handle:
+                handle.truncate(log.whole_size)
+                os.fsync(handle.fileno())
+    if plan.log_problem is None:
+        return
+    if plan.log_problem != "new":
+        message = f"{path.name} {plan.log_problem}"
+        if log.exists:
+            aside = _set_aside(path, stamp)
+            report.kept.append(aside)
+            message += f" and is kept as {aside.name}"
+        report.messages.append(f"{message}; it was rewritten from the journal's records")
+    write_log(path, [record for records in plan.games.values() for record in records])
+
+
+def _set_aside(path: Path, stamp: str) -> Path:
+    """Move a damaged file (and a database's -wal and -shm files) out of the way."""
+    aside, number = path.with_name(f"{path.name}.damaged-{stamp}"), 1
+    while any(os.path.exists(str(aside) + suffix) for suffix in ("",) + SIDE_FILES):
+        number += 1
+        aside = path.with_name(f"{path.name}.damaged-{stamp}-{number}")
+    for suffix in ("",) + SIDE_FILES:
+        if os.path.exists(str(path) + suffix):
+            os.replace(str(path) + suffix, str(aside) + suffix)
+    return aside
+
+
+def _remove(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        try:
+            os.remove(str(path) + suffix)
+        except FileNotFoundError:
+            pass
+
+
+def _stamp() -> str:
+    return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+
+
+def _count(n: int, noun: str) -> str:
+    """
+    >>> _count(1, "action"), _count(57, "action")
+    ('1 action', '57 actions')
+    """
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

@@ -1,0 +1,514 @@
+"""The journal's records and its two files: the SQLite database and the append-only copy.
+
+Every confirmed step of a game is a :class:`Record`: the game's id, its
+sequence number (0 is the setup line, then one per action, ``undo`` included),
+the time, the table-script line and a SHA-256 checksum of all of these. The
+records live twice: in the SQLite database (``journal.db``) and, one JSON line
+each, in an append-only copy beside it (``journal.log``, whose first line says
+its format version). :func:`scan_db` and :func:`scan_log` read each file as
+it is, trusting nothing: a field of the wrong type, bytes that are not UTF-8, a
+damaged table definition or games-list entry are reported, never raised, and
+every record whose checksum holds is kept. :mod:`tabletop.journal.recovery` compares
+the two scans and repairs.
+
+>>> record = Record(3, 1, "2026-03-01T14:03:22Z", '{"do": "place", "tile": "6C"}').sealed()
+>>> record.valid, Record.from_log(record.to_log().encode()) == record
+(True, True)
+>>> dataclasses.replace(record, line='{"do": "place", "tile": "7C"}').valid
+False
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import sqlite3
+import stat
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from tabletop.errors import JournalError, JournalLocked
+
+#: The database's ``user_version`` and the copy's header version this code writes and reads.
+SCHEMA_VERSION = 1
+HEADER_KEY = "tabletop_journal"
+SQLITE_MAGIC = b"SQLite format 3\x00"
+SIDE_FILES = ("-wal", "-shm")
+#: What reading a damaged database raises: SQLite's errors, and (its message not
+#: being UTF-8 when it quotes damaged bytes) a decoding error.
+DB_ERRORS = (sqlite3.Error, UnicodeDecodeError)
+
+#: The tables. :func:`scan_db` compares a database's definitions with these, character
+#: for character: changing this text means a new SCHEMA_VERSION (and a migration).
+SCHEMA = f"""
+BEGIN;
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY, started TEXT NOT NULL, table_name TEXT NOT NULL,
+    setup TEXT NOT NULL, sum TEXT NOT NULL,
+    rules TEXT NOT NULL, players TEXT NOT NULL, turn INTEGER NOT NULL,
+    actions INTEGER NOT NULL, finished TEXT);
+CREATE TABLE IF NOT EXISTS actions (
+    game INTEGER NOT NULL REFERENCES games(id), seq INTEGER NOT NULL,
+    at TEXT NOT NULL, line TEXT NOT NULL, sum TEXT NOT NULL,
+    PRIMARY KEY (game, seq)) WITHOUT ROWID;
+PRAGMA user_version = {SCHEMA_VERSION};
+COMMIT;
+"""
+
+
+def canonical(value: Any) -> bytes:
+    """The one byte form a value is checksummed and signed in: sorted keys, no spaces.
+
+    >>> canonical({"b": 1, "a": "é"})
+    b'{"a":"\\xc3\\xa9","b":1}'
+    """
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return text.encode("utf-8", "surrogatepass")
+
+
+@dataclass(frozen=True)
+class Record:
+    """One confirmed step of a game; ``table`` is set on the setup record (``seq`` 0) only."""
+
+    game: int
+    seq: int
+    at: str
+    line: str
+    table: str | None = None
+    sum: str = ""
+
+    @property
+    def key(self) -> tuple[int, int]:
+        return self.game, self.seq
+
+    def body(self) -> dict[str, Any]:
+        """Every field but the checksum."""
+        body = {"game": self.game, "seq": self.seq, "at": self.at, "line": self.line}
+        if self.table is not None:
+            body["table"] = self.table
+        return body
+
+    def digest(self) -> str:
+        return hashlib.sha256(canonical(self.body())).hexdigest()
+
+    def sealed(self) -> "Record":
+        """This record with its checksum."""
+        return dataclasses.replace(self, sum=self.digest())
+
+    @property
+    def valid(self) -> bool:
+        """Whether the checksum matches the fields."""
+        return self.sum == self.digest()
+
+    def to_log(self) -> str:
+        """The record as one line of the append-only copy."""
+        return json.dumps({**self.body(), "sum": self.sum}, ensure_ascii=False,
+                          separators=(",", ":")) + "\n"
+
+    @classmethod
+    def from_log(cls, raw: bytes) -> "Record":
+        """Read one line of the copy; ValueError if it is not a well-formed record."""
+        data = json.loads(raw.decode("utf-8"))
+        if not isinstance(data, dict) or not {"game", "seq", "at", "line", "sum"} <= set(data) \
+                or set(data) - {"game", "seq", "at", "line", "table", "sum"}:
+            raise ValueError("not a journal record")
+        record = cls(**data)
+        texts = (record.at, record.line, record.sum, record.table or "")
+        if not (_whole(record.game) and _whole(record.seq) and all(isinstance(t, str) for t in texts)):
+            raise ValueError("not a journal record")
+        return record
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+class _Damaged(str):
+    """SQLite text that was not UTF-8, read with replacement characters (its checksum fails)."""
+
+
+def _damaged_text(raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return _Damaged(raw.decode("utf-8", "replace"))
+
+
+def _text(value: Any) -> bool:
+    return isinstance(value, str) and not isinstance(value, _Damaged)
+
+
+# -- the database ---------------------------------------------------------------
+
+def connect(path: Path, timeout: float = 5.0, readonly: bool = False) -> sqlite3.Connection:
+    """A connection in autocommit mode with the journal's settings (WAL, synchronous=FULL)."""
+    conn = sqlite3.connect(str(path), timeout=timeout, isolation_level=None)
+    try:
+        if readonly:
+            conn.execute("PRAGMA query_only = ON")
+        else:
+            conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = FULL")
+    except sqlite3.Error:
+        conn.close()
+        raise
+    return conn
+
+
+def create_schema(conn: sqlite3.Connection) -> None:
+    conn.executescript(SCHEMA)
+
+
+def _schema_rows(conn: sqlite3.Connection) -> list[tuple]:
+    return sorted(conn.execute("SELECT type, name, tbl_name, coalesce(sql, '') FROM sqlite_master"))
+
+
+_EXPECTED: list[tuple] = []
+
+
+def expected_schema() -> list[tuple]:
+    """``sqlite_master`` as :data:`SCHEMA` makes it."""
+    if not _EXPECTED:
+        conn = sqlite3.connect(":memory:", isolation_level=None)
+        create_schema(conn)
+        _EXPECTED.extend(_schema_rows(conn))
+        conn.close()
+    return _EXPECTED
+
+
+def newer_version_error(path: Path, version: int) -> JournalError:
+    return JournalError(
+        f"{path} was written by a newer tabletop (journal format {version}; this one reads "
+        f"up to {SCHEMA_VERSION}): install the newer tabletop to open it; the file was left "
+        f"untouched (if no newer tabletop ever wrote it, its format number is damaged: move "
+        f"{path.name} aside and it is rebuilt from its append-only copy)")
+
+
+def insert_record(conn: sqlite3.Connection, record: Record) -> None:
+    if record.seq == 0:
+        conn.execute("INSERT INTO games (id, started, table_name, setup, sum, rules, players, "
+                     "turn, actions) VALUES (?, ?, ?, ?, ?, '', '[]', 0, 0)",
+                     (record.game, record.at, record.table or "", record.line, record.sum))
+    else:
+        conn.execute("INSERT INTO actions VALUES (?, ?, ?, ?, ?)",
+                     (record.game, record.seq, record.at, record.line, record.sum))
+
+
+def read_records(conn: sqlite3.Connection, game: int | None = None) -> list[Record]:
+    """The records the database holds (of one game, or all), checksums not yet checked.
+
+    A row whose game or sequence number is not a whole number is left out; a
+    row with any other field of the wrong type comes back with that field
+    emptied, so that its checksum fails.
+    """
+    where, args = ("WHERE id = ?", (game,)) if game is not None else ("", ())
+    rows = [(g, 0, at, line, table, digest) for g, at, table, line, digest in conn.execute(
+        f"SELECT id, started, table_name, setup, sum FROM games {where}", args)]
+    where = where.replace("id", "game")
+    rows += conn.execute(f"SELECT game, seq, at, line, NULL, sum FROM actions {where}",
+                         args).fetchall()
+    records = []
+    for g, seq, at, line, table, digest in rows:
+        if not (_whole(g) and _whole(seq)):
+            continue
+        texts = (at, line, digest) + ((table,) if seq == 0 else ())
+        if not all(isinstance(text, str) for text in texts):
+            records.append(Record(g, seq, "", "", None, ""))
+            continue
+        records.append(Record(g, seq, at, line, table if seq == 0 else None, digest))
+    records.sort(key=lambda record: record.key)
+    return records
+
+
+@dataclass
+class DbScan:
+    """What a database file holds, and whether it can be trusted."""
+
+    exists: bool = False
+    error: str | None = None        # unreadable, quick_check's complaint, a damaged definition
+    has_schema: bool = False
+    records: list[Record] = field(default_factory=list)   # every record that could be read
+    unkeyed: int = 0                # rows whose game or sequence number is damaged
+    listing: list[int] = field(default_factory=list)      # games whose list entry is damaged
+    leftovers: list[str] = field(default_factory=list)    # -wal/-shm files without a database
+    read: bool = False              # every record and list entry could be read
+
+    @property
+    def bad(self) -> list[Record]:
+        return [record for record in self.records if not record.valid]
+
+
+def locked(error: BaseException) -> bool:
+    """Whether a SQLite error says another connection holds the database (busy or locked)."""
+    code = getattr(error, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    return "locked" in str(error) or "busy" in str(error)
+
+
+def locked_error(path: Path, timeout: float) -> JournalLocked:
+    return JournalLocked(f"{path} is locked by another program (waited {timeout:g} s): close the "
+                         f"other program and open the journal again; nothing was changed")
+
+
+def scan_db(path: Path, timeout: float = 5.0) -> DbScan:
+    """Read every record of the database at ``path``; refuse a newer format.
+
+    Whatever SQLite can still read is read, even from a file that fails its
+    ``quick_check``: records whose checksums hold are good wherever they come from.
+    A database that another program keeps locked longer than ``timeout`` is not
+    damaged: JournalLocked, and nothing is touched.
+    """
+    if not path.exists():
+        return DbScan(leftovers=[side for side in SIDE_FILES if Path(f"{path}{side}").exists()])
+    scan = DbScan(exists=True)
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(100)
+    except OSError as error:
+        scan.error = error.strerror
+        return scan
+    if header[:16] == SQLITE_MAGIC and not {1, 2} >= set(header[18:20]):
+        # Damaged file format bytes: SQLite would open it for reading only, or not at all.
+        scan.error = f"its header was damaged (format bytes {header[18]}, {header[19]})"
+    try:
+        conn = sqlite3.connect(str(path), timeout=timeout, isolation_level=None)
+        conn.text_factory = _damaged_text
+    except DB_ERRORS as error:
+        scan.error = str(error)
+        return scan
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise newer_version_error(path, version)
+        problems = [str(row[0]) for row in conn.execute("PRAGMA quick_check")]
+        if problems != ["ok"]:
+            scan.error = scan.error or "; ".join(problems[:3])
+        tables = {row[0] for row in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not tables and version in (0, SCHEMA_VERSION) and scan.error is None:
+            scan.read = True
+            return scan                                        # empty: created, never written
+        if {"games", "actions"} <= tables:
+            if version != SCHEMA_VERSION:
+                scan.error = scan.error or f"its format number was damaged ({version})"
+            elif _schema_rows(conn) != expected_schema():
+                scan.error = scan.error or "its table definitions were damaged"
+            scan.has_schema = scan.error is None
+            _read_all(conn, scan)
+        else:
+            scan.error = scan.error or "it is not a tabletop journal of a known format"
+    except DB_ERRORS as error:
+        if locked(error):
+            raise locked_error(path, timeout) from None
+        scan.error = scan.error or str(error)
+    finally:
+        conn.close()
+    return scan
+
+
+def _read_all(conn: sqlite3.Connection, scan: DbScan) -> None:
+    """The records and the games list of a journal database, as far as they can be read."""
+    try:
+        scan.records = read_records(conn)
+        total = conn.execute("SELECT (SELECT count(*) FROM games) + (SELECT count(*) FROM actions)")
+        scan.unkeyed = total.fetchone()[0] - len(scan.records)
+        entries = conn.execute(
+            "SELECT id, rules, players, turn, actions, finished FROM games").fetchall()
+    except DB_ERRORS as error:
+        if locked(error):
+            raise
+        scan.error = scan.error or str(error)
+        return
+    scan.read = True
+    actions = Counter(record.game for record in scan.records if record.seq)
+    last = {record.game: record.at for record in scan.records}    # sorted: the last one stays
+    for game, rules, players, turn, count, finished in entries:
+        if _whole(game) and not (_text(rules) and _names(players) and _whole(turn)
+                                 and count == actions[game] and finished in (None, last.get(game))):
+            scan.listing.append(game)
+
+
+def _names(players: Any) -> bool:
+    if not _text(players):
+        return False
+    try:
+        names = json.loads(players)
+    except (TypeError, ValueError):
+        return False
+    return isinstance(names, list) and all(isinstance(name, str) for name in names)
+
+
+def games_list(conn: sqlite3.Connection) -> list[tuple]:
+    """The games list's rows (id, table, rules, players, turn, actions, started, finished);
+    ValueError if an entry is damaged."""
+    rows = []
+    for i, table, rules, players, turn, actions, started, finished in conn.execute(
+            "SELECT id, table_name, rules, players, turn, actions, started, finished "
+            "FROM games ORDER BY id"):
+        if not (_names(players) and all(isinstance(t, str) for t in (table, rules, started))
+                and _whole(turn) and _whole(actions) and isinstance(finished, (str, type(None)))):
+            raise ValueError(f"the entry of game {i} is damaged")
+        rows.append((i, table, rules, json.loads(players), turn, actions, started, finished))
+    return rows
+
+
+def foreign_file(path: Path, log_path: Path, timeout: float = 5.0) -> str | None:
+    """Why the file at ``path`` is not a journal to open, check and repair; None if it is one.
+
+    A folder, another program's SQLite database, or a file that is not a
+    database at all while no journal copy lies beside it (somebody else's file,
+    or one damaged beyond recognition with nothing to rebuild it from) is not
+    set aside and replaced: it is left as it is. A missing or empty file is a
+    new journal.
+    """
+    if path.absolute() == log_path.absolute():
+        return f"it would be its own append-only copy: give the database, e.g. {path.stem}.db"
+    if path.is_dir():
+        return "it is a folder"
+    if log_path.is_dir():
+        return f"{log_path.name}, where its copy would be, is a folder"
+    try:
+        if path.stat().st_size == 0:
+            return None
+        with open(path, "rb") as handle:
+            magic = handle.read(len(SQLITE_MAGIC))
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        return f"it cannot be read: {error.strerror}"
+    reason = "it is not a SQLite database"
+    if magic == SQLITE_MAGIC:
+        try:
+            conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=timeout)
+            conn.text_factory = _damaged_text
+            try:
+                tables = {row[0] for row in conn.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table'")}
+            finally:
+                conn.close()
+            if not tables or {"games", "actions"} <= tables:
+                return None
+            reason = "it is another program's SQLite database"
+        except DB_ERRORS as error:
+            if log_path.exists() or locked(error):
+                return None  # damaged beside a copy (itself perhaps damaged), or in use: scan it
+            reason = f"it cannot be read as a database: {error}"
+    log = scan_log(log_path)
+    if log.version is not None or log.records:
+        return None          # a journal's database, damaged: its copy rebuilds it
+    return f"{reason}, and no journal copy ({log_path.name}) lies beside it"
+
+
+# -- the append-only copy -------------------------------------------------------
+
+@dataclass
+class LogScan:
+    """What the append-only copy holds, up to its last whole line."""
+
+    exists: bool = False
+    regular: bool = True
+    version: int | None = None
+    records: list[Record] = field(default_factory=list)   # whole lines whose checksums hold
+    bad: list[int] = field(default_factory=list)          # numbers of damaged whole lines
+    torn: bytes = b""                                     # an unfinished last line
+    whole_size: int = 0                                   # bytes up to the last whole line
+    unterminated: bool = False     # the torn last line is a whole record that lost its line end
+
+
+def header_line() -> str:
+    return json.dumps({HEADER_KEY: SCHEMA_VERSION, "created": now()}) + "\n"
+
+
+def scan_log(path: Path) -> LogScan:
+    """Read the copy at ``path`` (its size as it is now: a writer may be appending)."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return LogScan()
+    if not stat.S_ISREG(info.st_mode):
+        return LogScan(exists=True, regular=False)
+    with open(path, "rb") as handle:
+        data = handle.read(info.st_size)
+    cut = data.rfind(b"\n") + 1
+    scan = LogScan(exists=True, torn=data[cut:], whole_size=cut)
+    for number, raw in enumerate(data[:cut].split(b"\n")[:-1], start=1):
+        if number == 1 and raw.startswith(b'{"' + HEADER_KEY.encode()):
+            scan.version = _header_version(raw)
+            if scan.version is None:
+                scan.bad.append(number)
+            continue
+        try:
+            record = Record.from_log(raw)
+        except ValueError:
+            scan.bad.append(number)
+            continue
+        if record.valid:
+            scan.records.append(record)
+        else:
+            scan.bad.append(number)
+    if scan.torn and cut:
+        # Only its line end is missing (damaged, or the last byte not yet written): the
+        # record is whole and its checksum holds, so it is as good as any other.
+        try:
+            record = Record.from_log(scan.torn)
+        except ValueError:
+            record = None
+        if record is not None and record.valid:
+            scan.records.append(record)
+            scan.unterminated = True
+    return scan
+
+
+def _header_version(raw: bytes) -> int | None:
+    try:
+        version = json.loads(raw).get(HEADER_KEY)
+    except (ValueError, AttributeError):
+        return None
+    return version if _whole(version) else None
+
+
+def fsync_dir(folder: Path) -> None:
+    """Make a file's creation or renaming durable (where the system allows it)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
+
+
+def make_folder(folder: Path) -> None:
+    """Create ``folder`` and its missing parents, each made durable in its own parent."""
+    missing = []
+    while not folder.exists() and folder.parent != folder:
+        missing.append(folder)
+        folder = folder.parent
+    for made in reversed(missing):
+        made.mkdir(exist_ok=True)
+        fsync_dir(made.parent)
+
+
+def write_log(path: Path, records: Iterable[Record]) -> None:
+    """Write a complete copy next to ``path``, fsync it, then put it in place."""
+    temporary = path.with_name(path.name + ".rewrite")
+    with open(temporary, "w", encoding="utf-8", newline="\n") as handle:
+        handle.write(header_line())
+        for record in records:
+            handle.write(record.to_log())
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+    fsync_dir(path.parent)
+
+
+def now() -> str:
+    """The time now, UTC, to the second, as the journal writes it."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())

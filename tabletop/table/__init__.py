@@ -1,0 +1,7 @@
+"""The assistant at the table, pure Python: what the players are asked and how they answer.
+
+``assistant`` (tiles seen and buttons pressed, turned into engine actions),
+``prompts`` (the choices offered at each decision), ``seating`` (the turn-order
+draw), ``loop`` (one tick of the table: a frame, the buttons, the light and the
+buzzer), ``bot`` (a player that answers through the buttons, for the demo and tests).
+"""

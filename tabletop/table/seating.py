@@ -1,0 +1,165 @@
+"""Setting up at the table: the turn-order draw, seen all at once, then who drew which tile.
+
+Players have taken their seats in the app (``players``, in seating order).
+Each draws a tile and places it on its cell; the camera records them all at
+once (the one moment several new tiles are expected: the tracker reports them
+together) or one by one, or they are tapped in. The table then says who drew
+each tile (NEXT cycles the names, CONFIRM assigns; the last is implied), the
+engine names the first player, and :attr:`Seating.setup` is the table-script
+setup line that starts the game.
+
+>>> seating = Seating("acquire", ["Ann", "Bob", "Cy"])
+>>> seating.changes_seen(["5C", "9I", "1D"], [])
+>>> seating.prompt.title
+'Who drew 1D?'
+>>> seating.press(NEXT); seating.press(NEXT); seating.press(CONFIRM)   # Cy
+>>> seating.prompt.title
+'Who drew 5C?'
+>>> seating.press(CONFIRM)                                             # Ann; Bob drew 9I
+>>> seating.setup["start_tiles"], seating.first
+({'Cy': '1D', 'Ann': '5C', 'Bob': '9I'}, 'Cy')
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+
+from tabletop.table.assistant import BUTTONS, CONFIRM, NEXT, UNDO
+from tabletop.engine.game import Game
+from tabletop.errors import TabletopError
+from tabletop.table.prompts import Option, Prompt
+from tabletop.engine.ruleset import RuleSet, load_rules
+
+
+class Seating:
+    """The turn-order draw of one table (see the module's docstring)."""
+
+    def __init__(self, rules: RuleSet | str, players: Iterable[str],
+                 options: Mapping[str, Any] | None = None, seed: int | None = None) -> None:
+        self.rules = rules if isinstance(rules, RuleSet) else load_rules(rules)
+        self.players = list(players)
+        self.options = dict(options or {})
+        self.seed = seed
+        self.geometry = self.rules.geometry_for(self.rules.resolve_options(self.options))
+        self.tiles: list[str] = []               # cell labels seen, in board order
+        self.drawn: dict[str, str] = {}          # cell label -> player, as the table said
+        self.flagged: dict[str, str] = {}        # tiles to take off, and why
+        self.setup: dict[str, Any] | None = None
+        self.first: str | None = None
+        self._index = 0
+        self._message = ""
+        Game(self.rules, self.players, self.options)   # names and options checked now, not later
+
+    # --- inputs, as the assistant's ------------------------------------------------------------
+
+    def tile_seen(self, label: str) -> None:
+        """One turn-order tile seen (or tapped in)."""
+        self.changes_seen([label], [])
+
+    enter = tile_seen
+
+    def tile_removed(self, label: str) -> None:
+        self.changes_seen([], [label])
+
+    def board_seen(self, labels: Iterable[str]) -> None:
+        """The board as the camera first sees it: tiles on it now are turn-order tiles."""
+        self.changes_seen(list(labels), [])
+
+    def changes_seen(self, new: Iterable[str], gone: Iterable[str], message: str = "") -> None:
+        """Tiles come and gone on the board (several new ones at once are expected here)."""
+        if self.setup is not None:
+            return
+        for label in gone:
+            self.flagged.pop(label, None)
+            if label in self.tiles:
+                self.tiles.remove(label)
+                self.drawn.clear()
+        for label in new:
+            try:
+                cell = self.geometry.parse(label)
+            except TabletopError as error:
+                self._message = str(error)
+                continue
+            label = self.geometry.labels[cell]
+            if label not in self.tiles and label not in self.flagged:
+                self.tiles.append(label)
+                self.drawn.clear()
+        self.tiles.sort(key=self.geometry.parse)
+        self._index, self._message = 0, "" if len(self.tiles) <= len(self.players) else \
+            f"{len(self.tiles)} tiles for {len(self.players)} players: take the extra ones off"
+
+    def camera_lost(self, message: str) -> None:
+        self._message = f"camera off ({message}): tap each drawn tile's cell"
+
+    def camera_back(self) -> None:
+        self._message = ""
+
+    def press(self, button: str) -> None:
+        """NEXT cycles the names, CONFIRM says who drew the tile asked about, UNDO takes it back."""
+        if button not in BUTTONS:
+            raise ValueError(f"unknown button {button!r}: expected one of {', '.join(BUTTONS)}")
+        prompt = self.prompt
+        options = prompt.options
+        if button == NEXT and options:
+            self._index = (prompt.index + 1) % len(options)
+        elif button == UNDO and self.drawn:
+            self.drawn.popitem()
+            self._index = 0
+        elif button == CONFIRM and options and self.prompt.kind == "seat":
+            self._assign(self.prompt.chosen.label)
+
+    # --- the prompt ---------------------------------------------------------------------------
+
+    @property
+    def prompt(self) -> Prompt:
+        flagged = tuple(self.flagged)
+        if self.setup is not None:
+            return Prompt("seated", self.first, f"{self.first} starts", (), 0, self._message, flagged)
+        if len(self.tiles) != len(self.players):
+            return Prompt("draw", None,
+                          f"Each player draws a tile and places it: {len(self.tiles)} of "
+                          f"{len(self.players)} seen",
+                          (Option("waiting for the turn-order tiles", None),), 0,
+                          self._message, flagged)
+        tile = next(label for label in self.tiles if label not in self.drawn)
+        left = [name for name in self.players if name not in self.drawn.values()]
+        options = tuple(Option(name, None) for name in left)
+        return Prompt("seat", None, f"Who drew {tile}?", options,
+                      min(self._index, len(options) - 1), self._message, flagged)
+
+    def _assign(self, name: str) -> None:
+        tile = next(label for label in self.tiles if label not in self.drawn)
+        self.drawn[tile] = name
+        self._index = 0
+        left = [label for label in self.tiles if label not in self.drawn]
+        if len(left) == 1:
+            (last,) = [p for p in self.players if p not in self.drawn.values()]
+            self.drawn[left[0]] = last
+        if len(self.drawn) == len(self.players):
+            self._start()
+
+    def _start(self) -> None:
+        tiles = {name: self.geometry.tile_labels[self.geometry.parse_tile(label)]
+                 for label, name in self.drawn.items()}
+        try:
+            game = Game(self.rules, self.players, self.options, tiles, self.seed)
+        except TabletopError as error:
+            # A tie for first (a card in several copies): those players draw again.
+            self._message = f"{error}; take the tiles off and draw again"
+            self.flagged = {label: "draw again" for label in self.tiles}
+            self.tiles, self.drawn = [], {}
+            return
+        setup: dict[str, Any] = {"rules": self.rules.source, "players": self.players,
+                                 "options": self.options, "start_tiles": tiles}
+        if self.seed is not None:
+            setup["seed"] = self.seed
+        self.setup, self.first = setup, game.names[game.current]
+        self._message = f"{self.first} drew the tile closest to " \
+                        f"{self.geometry.tile_labels[0]}: {self.first} starts"
+
+    @property
+    def returned(self) -> dict[str, str]:
+        """Once set up: the turn-order tiles that go back in the bag (taken off the board)."""
+        if self.setup is None or self.rules.start_tiles_stay:
+            return {}
+        return {label: "turn-order tile: it goes back in the bag" for label in self.drawn}

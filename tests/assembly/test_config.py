@@ -1,0 +1,68 @@
+"""The configuration file, the environment over it, and `tabletop config`."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tabletop.assembly.config import ConfigError, load_config
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_defaults_when_there_is_no_file(tmp_path):
+    config = load_config(tmp_path / "none.toml", environ={"XDG_DATA_HOME": str(tmp_path)})
+    assert not config.found
+    assert config.values["camera"]["source"] == "auto"
+    assert config.values["printer"]["columns"] == 32
+    assert config.data_dir == tmp_path / "tabletop"
+
+
+def test_the_file_overrides_defaults_and_the_environment_overrides_the_file(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text('[camera]\nsource = "usb:0"\n[controls]\nhold_time = 2\npins = {CONFIRM = 5}\n'
+                    '[printer]\nurl = "/dev/tabletop-printer"\n[paths]\ndata = "/srv/tt"\n')
+    config = load_config(path, environ={})
+    assert config.found
+    assert config.values["camera"]["source"] == "usb:0"
+    assert config.values["controls"]["hold_time"] == 2
+    assert config.values["controls"]["pins"] == {"CONFIRM": 5}
+    assert config.data_dir == Path("/srv/tt")
+    config = load_config(path, environ={"TABLETOP_CAMERA": "file:game.mp4",
+                                        "TABLETOP_PRINTER": "loop://"})
+    assert config.values["camera"]["source"] == "file:game.mp4"
+    assert config.values["printer"]["url"] == "loop://"
+
+
+@pytest.mark.parametrize("text, named", [
+    ("[camera]\nsorce = 'usb:0'\n", "camera.sorce"),
+    ("[cameras]\nsource = 'usb:0'\n", "[cameras]"),
+    ("[printer]\ncolumns = 'wide'\n", "printer.columns"),
+    ("[camera\n", "not valid TOML"),
+    ("[screen]\nkeyboard = 'virtual'\n", "screen.keyboard"),
+])
+def test_a_malformed_file_is_refused_naming_the_key(tmp_path, text, named):
+    path = tmp_path / "config.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=named.replace("[", r"\[").replace(".", r"\.")):
+        load_config(path, environ={})
+
+
+def test_the_config_command_prints_the_path_and_the_effective_values(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text('[table]\nname = "Final table"\n')
+    env = {**os.environ, "TABLETOP_CONFIG": str(path), "TABLETOP_CONTROLS": "keyboard",
+           "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-m", "tabletop", "config"], capture_output=True,
+                          text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert f"# configuration file: {path}" in done.stdout
+    assert 'name = "Final table"' in done.stdout and 'kind = "keyboard"' in done.stdout
+    path.write_text("[table]\nname = 3\n")
+    done = subprocess.run([sys.executable, "-m", "tabletop", "config"], capture_output=True,
+                          text=True, env=env, timeout=60)
+    assert done.returncode == 2 and "table.name" in done.stderr

@@ -1,0 +1,153 @@
+"""Exports of journaled games, through the command line as a user runs it."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from journal_writer import ROOT, intended_lines
+from tabletop.engine.actions import parse_action
+from tabletop.journal.journal import Journal
+from tabletop.engine.table_script import game_from_setup, replay
+from tabletop.engine.random_play import play_random_game
+from tabletop.engine.state import state_json
+
+MERGER = (ROOT / "examples" / "merger.jsonl").read_text().splitlines()
+
+
+@pytest.fixture
+def env(tmp_path):
+    env = dict(os.environ, TABLETOP_DATA=str(tmp_path / "data"),
+               TABLETOP_CONFIG=str(tmp_path / "none.toml"))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    return env
+
+
+def run(env, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tabletop", *map(str, args)], capture_output=True,
+                          text=True, cwd=ROOT, env=env, timeout=120)
+
+
+def journaled(db: Path, *scripts: list[str]) -> list:
+    with Journal.open(db, table_name="t") as journal:
+        states = []
+        for lines in scripts:
+            table = journal.start(lines[0])
+            for line in lines[1:]:
+                table.push(line)
+            states.append(state_json(table.game))
+    return states
+
+
+def test_jsonl_export_replays_to_the_identical_state(tmp_path, env):
+    db = tmp_path / "journal.db"
+    lines = intended_lines(12)                      # a whole game, some actions undone
+    assert '{"do": "undo"}' in lines
+    [expected] = journaled(db, lines)
+    for flags in ([], ["--clean"]):
+        out = tmp_path / f"game{len(flags)}.jsonl"
+        result = run(env, "export", "1", "--journal", db, "--format", "jsonl", "--out", out, *flags)
+        assert result.returncode == 0, result.stderr
+        exported = out.read_text().splitlines()
+        assert ('{"do": "undo"}' in exported) == (not flags)
+        assert len(exported) == (len(lines) if not flags else len(lines) - 2 * lines.count('{"do": "undo"}'))
+        replayed = run(env, "replay", out)
+        assert replayed.returncode == 0, replayed.stderr
+        assert json.loads(replayed.stdout) == expected
+    from_journal = run(env, "replay", "--journal", db, "--game", "1")
+    assert from_journal.returncode == 0, from_journal.stderr
+    assert json.loads(from_journal.stdout) == expected
+
+
+def test_json_export_holds_the_entry_the_actions_and_the_state(tmp_path, env):
+    db = tmp_path / "journal.db"
+    lines = MERGER + ['{"do": "undo"}', '{"do": "buy", "shares": {"Tower": 1}}']
+    [expected] = journaled(db, lines)
+    result = run(env, "export", "1", "--journal", db, "--format", "json")
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert (document["game"], document["table"], document["rules"]) == (1, "t", "acquire")
+    assert document["players"] == ["Ann", "Bob", "Cy"] and document["finished"] is None
+    assert document["setup"]["start_tiles"] == {"Ann": "5C", "Bob": "9I", "Cy": "1D"}
+    assert [action["seq"] for action in document["actions"]] == list(range(1, len(lines)))
+    assert document["actions"][-2]["line"] == {"do": "undo"}
+    assert all(action["at"] >= document["started"] for action in document["actions"])
+    assert document["state"] == expected
+
+
+def payout_rows(env, db: Path, game: int) -> list[dict]:
+    result = run(env, "export", game, "--journal", db, "--format", "csv")
+    assert result.returncode == 0, result.stderr
+    return list(csv.DictReader(io.StringIO(result.stdout)))
+
+
+def cash_from(rows: list[dict], lines: list[str]) -> dict[str, int]:
+    """Each player's cash worked out from the CSV payouts and the purchases of a clean replay."""
+    final = replay(lines).game
+    game = game_from_setup(final.script()[0])
+    cash = {name: game.rules.starting_cash for name in game.names}
+    for line in final.script()[1:]:
+        for event in game.push(parse_action(line)):
+            if event["event"] == "bought":
+                cash[event["player"]] -= event["cost"]
+    for row in rows:
+        cash[row["player"]] += int(row["amount"])
+    return cash
+
+
+def test_csv_payouts_account_for_every_dollar_and_skip_undone_ones(tmp_path, env):
+    db = tmp_path / "journal.db"
+    # The merger is disposed of twice: the first disposal is taken back.
+    merger = MERGER[:-2] + ['{"do": "dispose", "player": "Ann", "sell": 4}', '{"do": "undo"}',
+                            '{"do": "dispose", "player": "Ann", "sell": 2, "trade": 2}', MERGER[-1]]
+    games = [merger, [json.dumps(x) for x in play_random_game("acquire", ["A", "B", "C", "D"], seed=3).script()],
+             [json.dumps(x) for x in play_random_game("acquire", ["A", "B"], seed=5).script()]]
+    states = journaled(db, *games)
+    for number, (lines, state) in enumerate(zip(games, states), start=1):
+        rows = payout_rows(env, db, number)
+        assert {row["game"] for row in rows} <= {str(number)}
+        assert cash_from(rows, lines) == {p["name"]: p["cash"] for p in state["players"]}
+        kinds = {row["kind"] for row in rows}
+        assert kinds <= {"bonus", "merger_sale", "final_sale", "founder_cash", "trade_in"}
+        if number > 1:
+            assert {"bonus", "merger_sale", "final_sale"} <= kinds
+        assert {row["player"] for row in rows} <= {p["name"] for p in state["players"]}  # no "market"
+    sales = [row for row in payout_rows(env, db, 1) if row["kind"] == "merger_sale"]
+    assert [(r["player"], r["chain"], r["shares"]) for r in sales] == [("Ann", "Luxor", "2")]
+
+
+def test_games_lists_the_journal(tmp_path, env):
+    db = tmp_path / "journal.db"
+    journaled(db, MERGER, [json.dumps(x) for x in play_random_game("acquire", ["A", "B"], seed=5).script()])
+    result = run(env, "games", "--journal", db)
+    assert result.returncode == 0, result.stderr
+    header, first, second = result.stdout.splitlines()
+    assert header.split() == ["id", "rules", "players", "turn", "started", "finished"]
+    assert first.split()[:5] == ["1", "acquire", "Ann,", "Bob,", "Cy"] and first.endswith("-")
+    assert second.split()[:4] == ["2", "acquire", "A,", "B"] and not second.endswith("-")
+    data = Path(env["TABLETOP_DATA"])
+    journaled(data / "journal.db", MERGER)            # the data folder's journal is the default
+    assert run(env, "games").stdout.splitlines()[1].split()[:2] == ["1", "acquire"]
+
+
+def test_bad_requests_get_a_clear_message(tmp_path, env):
+    db = tmp_path / "journal.db"
+    result = run(env, "games", "--journal", db)
+    assert result.returncode == 0 and "no games recorded yet" in result.stdout
+    assert not db.exists()
+    result = run(env, "export", "1", "--journal", db)
+    assert result.returncode == 2 and "no journal at" in result.stderr
+    journaled(db, MERGER)
+    result = run(env, "export", "9", "--journal", db)
+    assert result.returncode == 2 and result.stderr.strip() == f"tabletop: there is no game 9 in {db}"
+    result = run(env, "replay", "--journal", db)
+    assert result.returncode == 2 and "--game" in result.stderr
+    result = run(env, "export", "1", "--journal", db, "--out", tmp_path / "no" / "such.csv")
+    assert result.returncode == 2 and "cannot write" in result.stderr

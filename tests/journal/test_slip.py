@@ -1,0 +1,172 @@
+"""Score slips: contents, the table's key, signatures, tampering, the 32-column receipt."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import stat
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from journal_writer import ROOT
+from tabletop.engine.actions import parse_action
+from tabletop.errors import SlipError
+from tabletop.journal.journal import Journal
+from tabletop.engine.table_script import game_from_setup
+from tabletop.engine.random_play import play_random_game
+from tabletop.journal.slip import (KEY_FILE, load_key, make_slip, sign, slip_text, table_key, verify,
+                           width)
+
+MERGER = (ROOT / "examples" / "merger.jsonl").read_text().splitlines()
+KEY = bytes(range(32))
+
+
+def random_script(seed: int, players=("Ann", "Bob", "Cy", "Di")) -> list[str]:
+    return [json.dumps(x) for x in play_random_game("acquire", list(players), seed=seed).script()]
+
+
+@pytest.fixture
+def journal(tmp_path, monkeypatch):
+    monkeypatch.setenv("TABLETOP_DATA", str(tmp_path / "data"))
+    monkeypatch.setenv("TABLETOP_CONFIG", str(tmp_path / "none.toml"))
+    with Journal.open(tmp_path / "journal.db", table_name="table 9") as journal:
+        yield journal
+
+
+def record(journal: Journal, lines: list[str]) -> int:
+    table = journal.start(lines[0])
+    for line in lines[1:]:
+        table.push(line)
+    return table.id
+
+
+def test_a_slip_holds_the_result_with_bonuses_and_sales_by_chain(journal):
+    lines = random_script(6)
+    game_id = record(journal, lines)
+    slip = make_slip(journal, game_id, KEY)
+    info = journal.info(game_id)
+    assert (slip["table"], slip["game"], slip["rules"]) == ("table 9", game_id, "acquire")
+    assert (slip["started"], slip["finished"]) == (info.started, info.finished)
+    assert slip["options"]["bonus_mode"] == "classic" and slip["actions"] == len(lines) - 1
+    # Worked out here from the game's events, independently of the slip's code.
+    game = game_from_setup(json.loads(lines[0]))
+    bonuses, sales = defaultdict(lambda: defaultdict(int)), defaultdict(lambda: defaultdict(int))
+    for line in lines[1:]:
+        for event in game.push(parse_action(json.loads(line))):
+            if event["event"] == "bonus":
+                bonuses[event["player"]][event["chain"]] += event["amount"]
+            elif event["event"] in ("disposed", "sold") and event["cash"]:
+                sales[event["player"]][event["chain"]] += event["cash"]
+    ranked = [(game.names[seat], rank, game.cash[seat]) for seat, rank in game.standings]
+    assert [(p["name"], p["rank"], p["cash"]) for p in slip["players"]] == ranked
+    for player in slip["players"]:
+        assert player["bonuses"] == dict(bonuses[player["name"]])
+        assert player["sales"] == dict(sales[player["name"]])
+    assert str(verify(slip, KEY)) == "valid"
+
+
+def test_an_unfinished_game_has_no_slip(journal):
+    game_id = record(journal, MERGER)
+    with pytest.raises(SlipError, match="not finished"):
+        make_slip(journal, game_id, KEY)
+
+
+def test_the_table_key_is_made_once_and_private(tmp_path):
+    key = table_key(tmp_path / "data")
+    path = tmp_path / "data" / KEY_FILE
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert len(key) == 32 and path.read_text().strip() == key.hex()
+    assert table_key(tmp_path / "data") == key == load_key(path)
+    os.chmod(path, 0o644)
+    with pytest.raises(SlipError, match="chmod 600"):
+        table_key(tmp_path / "data")
+    (tmp_path / "bad.key").write_text("not hex\n")
+    with pytest.raises(SlipError, match="not a slip key"):
+        load_key(tmp_path / "bad.key")
+
+
+SLIP = {"table": "t", "game": 4, "options": {"bonus_mode": "classic"}, "players": [
+    {"rank": 1, "name": "Ann", "cash": 9000, "bonuses": {"Tower": 3000}, "sales": {}},
+    {"rank": 2, "name": "Bob", "cash": 7000, "bonuses": {}, "sales": {"Tower": 400}}]}
+
+
+@pytest.mark.parametrize("change, problem", [
+    (lambda s: s["players"][1].update(cash=70000), "field players[1].cash was changed"),
+    (lambda s: s["players"][0]["bonuses"].update(Tower=30000), "field players[0].bonuses.Tower was changed"),
+    (lambda s: s["options"].update(bonus_mode="tycoon"), "field options.bonus_mode was changed"),
+    (lambda s: s.update(game=5), "field game was changed"),
+    (lambda s: s["players"][1]["bonuses"].update(Luxor=1), "field players[1].bonuses.Luxor was added"),
+    (lambda s: s["players"][0].pop("sales"), "field players[0].sales was removed"),
+    (lambda s: s["players"].reverse(), "field players[0].rank was changed"),
+    (lambda s: s["signature"].update(slip="0" * 64), "the signature itself was changed"),
+    (lambda s: s["signature"].update(slip="é" * 64), "the signature itself was changed"),
+    (lambda s: s.update(table="\ud800"), "field table was changed"),
+])
+def test_a_tampered_slip_is_rejected_with_the_field_named(change, problem):
+    slip = sign(SLIP, KEY)
+    assert verify(slip, KEY).valid
+    tampered = copy.deepcopy(slip)
+    change(tampered)
+    verdict = verify(tampered, KEY)
+    assert not verdict.valid
+    assert verdict.problems[0] == problem
+
+
+def test_a_slip_under_another_key_or_without_signature_is_rejected():
+    slip = sign(SLIP, KEY)
+    assert "signed with another key" in str(verify(slip, bytes(32)))
+    del slip["signature"]
+    assert str(verify(slip, KEY)) == "invalid: the slip has no signature (or its signature block is malformed)"
+
+
+def test_the_receipt_fits_32_columns(journal):
+    names = ["Annemarie-Louise Featherstonehaugh", "李小龍", "Bob", "Cy"]
+    game_id = record(journal, random_script(2, names))
+    slip = make_slip(journal, game_id, KEY)
+    text = slip_text(slip)
+    lines = text.splitlines()
+    assert all(width(line) <= 32 for line in lines), [line for line in lines if width(line) > 32]
+    assert max(len(line) for line in lines) == 32
+    assert "李小龍" in text and slip["signature"]["slip"][:32] in lines
+    for player in slip["players"]:
+        amount = f"${player['cash']:,}"
+        assert any(line.endswith(amount) for line in lines)
+    assert "Annemarie-Louise" in text and "Featherstonehaugh" in text
+    assert all(width(line) <= 24 for line in slip_text(slip, columns=24).splitlines())
+
+
+def test_slip_and_verify_from_the_command_line(tmp_path, journal):
+    game_id = record(journal, random_script(4))
+    journal.close()
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    out = tmp_path / "slip.json"
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "tabletop", *map(str, args)], capture_output=True,
+                              text=True, env=env, cwd=ROOT, timeout=120)
+
+    made = run("slip", game_id, "--journal", tmp_path / "journal.db", "--out", out, "--text")
+    assert made.returncode == 0, made.stderr
+    assert "SCORE SLIP" in made.stdout and all(len(x) <= 32 for x in made.stdout.splitlines())
+    key = Path(os.environ["TABLETOP_DATA"]) / KEY_FILE     # made on first use
+    assert stat.S_IMODE(key.stat().st_mode) == 0o600
+    checked = run("verify", out, "--key", key)
+    assert (checked.returncode, checked.stdout) == (0, "valid\n")
+    slip = json.loads(out.read_text())
+    slip["players"][1]["cash"] += 1000
+    out.write_text(json.dumps(slip))
+    checked = run("verify", out, "--key", key)
+    assert (checked.returncode, checked.stdout) == (1, "invalid: field players[1].cash was changed\n")
+    (tmp_path / "other.key").write_text("ab" * 32)
+    checked = run("verify", out, "--key", tmp_path / "other.key")
+    assert checked.returncode == 1 and "another key" in checked.stdout
+    out.write_text("{not json")
+    checked = run("verify", out, "--key", key)
+    assert checked.returncode == 2 and "is not a slip" in checked.stderr
+    checked = run("verify", tmp_path / "missing.json", "--key", key)
+    assert checked.returncode == 2 and "cannot read" in checked.stderr
