@@ -5,7 +5,7 @@ the journal, starts the game of ``SEED`` (or resumes game ``GAME``), records
 the rest of :func:`intended_lines` one line at a time and prints
 ``ack GAME SEQ`` (flushed) after each record returns: the moment the action
 counts as confirmed. :func:`crash_trial` runs it, kills it with SIGKILL at a
-random moment, reopens the journal and checks it. Used by tests/test_crash.py
+random moment, reopens the journal and checks it. Used by tests/journal/test_crash.py
 and bench/crash.py.
 """
 

@@ -1,4 +1,4 @@
-"""The dependency rules between the rooms (DESIGN.md, "Layout"), read from the sources.
+"""The dependency rules between the rooms (docs/layout.md, "Who may import whom"), read from the sources.
 
 Every module of ``tabletop/``, ``calibration/``, ``hardware/`` and ``ui/`` is
 parsed with :mod:`ast`; every import counts, at the top of a module or inside

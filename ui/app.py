@@ -23,6 +23,7 @@ from tabletop.table.loop import ButtonEvent, Desk, Signals, TableLoop
 from tabletop.table.seating import Seating
 from tabletop.table.prompts import Prompt
 from ui import theme
+from ui.ask import Asked
 from ui.i18n import LANGUAGES, say
 from ui.calibscreen import CalibrationScreen
 from ui.history import HistoryScreen
@@ -184,7 +185,8 @@ class TableApp(App):
         asked = next((w for w in Window.children if isinstance(w, ModalView)), None)
         if asked is not None:
             # A question or a menu is open: the buttons answer it, never the game behind it.
-            getattr(asked, "on_button", lambda button: None)(button)
+            if isinstance(asked, Asked):
+                asked.press(button)
             return
         if self.root.current == "results":
             self._results_press(button)
@@ -198,9 +200,9 @@ class TableApp(App):
         """At the end, as the results screen's hint says: CONFIRM prints the slip, NEXT writes
         the game to a USB stick, UNDO goes back to the table taking back the last action."""
         if button == "confirm":
-            self.results.act("print_slip")
+            self.results.print_slip()
         elif button == "next":
-            self.results.act("export")
+            self.results.export()
         elif button == "undo" and self.desk is not None:
             self.show("table")
             self.press("undo")

@@ -15,14 +15,27 @@ from kivy.uix.popup import Popup
 DANGER = (0.7, 0.2, 0.2, 1)
 
 
-def ask(title: str, question: str, yes: str, no: str, on_yes: Callable[[], Any]) -> Popup:
+class Asked(Popup):
+    """A popup the GPIO buttons answer too: while one is open, the app hands it every press
+    (and none reaches the game behind it). ``buttons`` takes "confirm", "next" or "undo"."""
+
+    def __init__(self, buttons: Callable[[str], Any] = lambda button: None,
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.buttons = buttons
+
+    def press(self, button: str) -> None:
+        self.buttons(button)
+
+
+def ask(title: str, question: str, yes: str, no: str, on_yes: Callable[[], Any]) -> Asked:
     """Open the question; ``on_yes`` runs once the table says yes (after it closes)."""
     app = App.get_running_app()
     font = app.font_name if app else "Roboto"
     box = BoxLayout(orientation="vertical", padding="8dp", spacing="8dp")
     box.add_widget(Label(text=question, font_name=font, font_size="18sp", text_size=(500, None),
                          halign="center"))
-    popup = Popup(title=title, title_font=font, content=box, size_hint=(0.8, 0.6),
+    popup = Asked(title=title, title_font=font, content=box, size_hint=(0.8, 0.6),
                   auto_dismiss=False)
 
     def answer(said_yes: bool) -> None:
@@ -38,7 +51,7 @@ def ask(title: str, question: str, yes: str, no: str, on_yes: Callable[[], Any])
         buttons.add_widget(button)
     box.add_widget(buttons)
     # The app hands the buttons to the question shown: CONFIRM yes, UNDO no, NEXT nothing.
-    popup.on_button = lambda button: answer(button == "confirm") \
+    popup.buttons = lambda button: answer(button == "confirm") \
         if button in ("confirm", "undo") else None
     popup.open()
     return popup

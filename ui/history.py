@@ -15,6 +15,7 @@ from kivy.properties import NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.screenmanager import Screen
 
+from tabletop.table.assistant import Assistant
 from ui.ask import ask
 from ui.i18n import text
 
@@ -58,7 +59,7 @@ class HistoryScreen(Screen):
         language = self.language
         self.ids.heading.text = text("history", language)
         self.ids.back.text = text("back", language)
-        game = getattr(self.desk, "game", None)
+        game = self.desk.game if isinstance(self.desk, Assistant) else None
         if game is None:
             self.ids.log.data = []
             return

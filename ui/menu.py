@@ -11,8 +11,8 @@ from typing import Any
 
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
-from kivy.uix.popup import Popup
 
+from ui.ask import Asked
 from ui.i18n import text
 
 #: (the entry's text key, what it does on the app).
@@ -22,12 +22,12 @@ ENTRIES = (("history", lambda app: app.show("history")),
            ("shutdown", lambda app: app.results.ask_shutdown()))
 
 
-def open_menu(app: Any) -> Popup:
+def open_menu(app: Any) -> Asked:
     """Open the menu over the app's screen; an entry chosen closes it first."""
     language, font = app.language, app.font_name
     box = BoxLayout(orientation="vertical", padding="8dp", spacing="8dp")
-    popup = Popup(title=text("menu", language), title_font=font, title_size="18sp", content=box,
-                  size_hint=(0.6, 0.8))
+    popup = Asked(title=text("menu", language), title_font=font, title_size="18sp",
+                  content=box, size_hint=(0.6, 0.8))
     for key, action in ENTRIES:
         button = Button(text=text(key, language), font_name=font, font_size="20sp")
         button.bind(on_release=lambda _, act=action: (popup.dismiss(), act(app)))
@@ -36,6 +36,6 @@ def open_menu(app: Any) -> Popup:
                    background_color=(0.5, 0.5, 0.5, 1))
     close.bind(on_release=lambda _: popup.dismiss())
     box.add_widget(close)
-    popup.on_button = lambda button: popup.dismiss() if button == "undo" else None
+    popup.buttons = lambda button: popup.dismiss() if button == "undo" else None
     popup.open()
     return popup

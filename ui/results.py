@@ -17,16 +17,9 @@ from kivy.uix.widget import Widget
 from tabletop.journal.stats import paid_by_chain, worth_by_turn
 from tabletop.table.assistant import Assistant
 from ui import theme
-from ui.ask import ask
+from ui.ask import Asked, ask
 from ui.i18n import LANGUAGES, TEXTS, say, text
 from ui.services import Services
-
-#: What the results screen's buttons (and the GPIO buttons at the end) ask of the services.
-ACTIONS: dict[str, Callable[[Services], str]] = {
-    "print_slip": lambda services: services.print_slip(),
-    "export": lambda services: services.export(),
-    "shutdown": lambda services: services.shutdown(),
-}
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
 
@@ -104,14 +97,21 @@ class ResultsScreen(Screen):
                     theme.TEXT, font))
         ids.chart.points = worth_by_turn(game)
 
-    def act(self, what: str) -> None:
-        """Print the slip, export to USB or switch off (:data:`ACTIONS`), through the table's
-        services; say how it went."""
+    def print_slip(self) -> None:
+        """Print the game's signed score slip (the results' button, or CONFIRM)."""
+        self._act("print_slip", lambda services: services.print_slip())
+
+    def export(self) -> None:
+        """Write the game to a USB stick (the results' button, or NEXT)."""
+        self._act("export", lambda services: services.export())
+
+    def _act(self, what: str, service: Callable[[Services], str]) -> None:
+        """Ask the table's services; say how it went (``what``: the title of the notice)."""
         from kivy.app import App
 
         app = App.get_running_app()
         services = app.services if app is not None else None
-        said = text("no_devices", self.language) if services is None else ACTIONS[what](services)
+        said = text("no_devices", self.language) if services is None else service(services)
         said = say(said, self.language)
         self.ids.status.text = said
         if app is not None and app.root.current != self.name:
@@ -119,14 +119,13 @@ class ResultsScreen(Screen):
 
     def _notice(self, what: str, said: str) -> None:
         from kivy.app import App
-        from kivy.uix.popup import Popup
 
         font = App.get_running_app().font_name
-        self.notice = Popup(title=text(what, self.language), title_font=font,
+        self.notice = Asked(title=text(what, self.language), title_font=font,
                             content=Label(text=said, font_name=font, font_size="18sp",
                                           text_size=(400, None), halign="center"),
-                            size_hint=(0.7, 0.45))
-        self.notice.on_button = lambda button: self.notice.dismiss()   # any button closes it
+                            size_hint=(0.7, 0.45),
+                            buttons=lambda button: self.notice.dismiss())   # any button closes it
         self.notice.open()
 
     def ask_shutdown(self) -> None:
@@ -134,7 +133,7 @@ class ResultsScreen(Screen):
         language = self.language
         self.popup = ask(text("shutdown", language), text("shutdown_ask", language),
                          text("shutdown", language), text("undo_no", language),
-                         lambda: self.act("shutdown"))
+                         lambda: self._act("shutdown", lambda services: services.shutdown()))
 
     @staticmethod
     def _line(words: str, colour: tuple, font: str, size: str = "14sp") -> Label:

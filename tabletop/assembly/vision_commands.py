@@ -130,6 +130,8 @@ def _watch(args: argparse.Namespace) -> int:
     if args.fps <= 0:
         print("tabletop: --fps must be above 0", file=sys.stderr)
         return EXIT_BAD
+    from tabletop.assembly.simcamera import SimCamera
+
     try:
         camera = _camera(args.source)
     except ValueError as error:  # an unknown source or a bad sim setting
@@ -137,7 +139,7 @@ def _watch(args: argparse.Namespace) -> int:
         return EXIT_BAD
     if args.calibration:
         calibration = load_calibration(args.calibration)
-    elif hasattr(camera, "calibration_view"):
+    elif isinstance(camera, SimCamera):      # the simulated table calibrates itself
         from calibration.calibrate import calibrate
 
         image, corners = camera.calibration_view()

@@ -1,7 +1,9 @@
 """Board geometry: labels, lenient parsing, adjacency, turn order, where each cell lies.
 
-The one room the vision code may import from ``tabletop``: a board shape is all
-calibration needs to lay out its grid.
+With :mod:`tabletop.engine.ruleset` (which names a board's shape) and
+:mod:`tabletop.errors`, what the vision code may import from ``tabletop``: a board
+shape is what calibration needs to lay out its grid. ``sightings`` holds what
+the eyes tell the table.
 
 >>> board = make_geometry({"kind": "square", "columns": 12, "rows": 9})
 >>> board.label(board.parse("C6")), board.size

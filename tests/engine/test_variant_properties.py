@@ -1,4 +1,4 @@
-"""The properties Acquire keeps (tests/test_properties.py), for MEGAcquire GOLD and ACQUISITIONS.
+"""The properties Acquire keeps (tests/engine/test_properties.py), for MEGAcquire GOLD and ACQUISITIONS.
 
 Random legal games in virtual mode, with every option a table may set:
 the books balance after every action (shares per chain, including
