@@ -26,6 +26,9 @@ from __future__ import annotations
 
 import base64
 import json
+import math
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -39,6 +42,14 @@ from tabletop.engine.ruleset import load_rules
 
 FORMAT = "tabletop-calibration"
 VERSION = 2
+#: What a file may hold. A calibration is about 1 MB (its reference image).
+MAX_FILE_BYTES = 64 << 20
+MIN_IMAGE, MAX_IMAGE = 16, 16384             # camera frame sides, pixels
+MIN_REFERENCE, MAX_REFERENCE = 16, 8192      # rectified board sides, pixels
+SCALE_LIMITS = (8.0, 128.0)                  # rectified pixels a board unit (calibrate: 32)
+K1_LIMITS = (-0.5, 0.35)                     # calibrate's K1_RANGE: no calibration has another
+BOARD_LIMIT = 1000.0                         # board units: no board reaches further
+MAX_MARKERS = 64
 #: The distortion's radius is measured in image widths (a focal length of about one
 #: width, as these cameras have): ``k1`` = OpenCV's k1 times (width / focal)^2.
 
@@ -158,47 +169,162 @@ class Calibration:
 
 
 def load_calibration(path: str | Path) -> Calibration:
-    """Read a calibration file; CalibrationError saying what is wrong with a bad one."""
+    """Read a calibration file; CalibrationError saying what is wrong with a bad one.
+
+    Every field is checked here, so that a file that loads also works on the first
+    frame: types, finite numbers in range, a reference image that decodes and covers
+    the board at the file's scale.
+    """
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise CalibrationError(f"cannot read {path}: {error.strerror}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise CalibrationError(f"{path} is not a calibration file (not JSON)") from None
+    data = _read_json(path)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise CalibrationError(f"{path} is not a calibration file (made by `tabletop calibrate`)")
     version = data.get("version")
-    if not isinstance(version, int) or version > VERSION:
-        raise CalibrationError(f"{path} is calibration format {version!r}; this tabletop reads "
-                               f"up to {VERSION}: update tabletop or calibrate again")
+    if type(version) is not int or version > VERSION:
+        raise CalibrationError(f"{path} is calibration format {_shown(version)}; this tabletop "
+                               f"reads up to {VERSION}: update tabletop or calibrate again")
     try:
         return _from_json(data)
+    except _Damaged as error:
+        raise CalibrationError(f"{path} is damaged ({error}): calibrate again") from None
     except TabletopError as error:
         raise CalibrationError(f"{path}: {error}") from None
-    except (KeyError, TypeError, ValueError, IndexError) as error:
-        raise CalibrationError(f"{path} is damaged ({type(error).__name__}: {error}): "
-                               f"calibrate again") from None
+    except OSError as error:   # its rules name a file that cannot be read
+        raise CalibrationError(f"{path}: its rule set {_shown(data.get('rules'))} cannot be "
+                               f"read ({error.strerror}): calibrate again") from None
+
+
+def _read_json(path: Path) -> Any:
+    """The JSON of the regular file at ``path`` (a FIFO or a device is refused, not waited on)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise CalibrationError(f"cannot read {path}: not a regular file")
+            raw = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as error:
+        raise CalibrationError(f"cannot read {path}: {error.strerror}") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise CalibrationError(f"{path} is too large to be a calibration file")
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):   # ValueError: JSON's, huge numbers
+        raise CalibrationError(f"{path} is not a calibration file (not JSON)") from None
+
+
+class _Damaged(ValueError):
+    """A field of a calibration file that no calibration holds; the message names it."""
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:40] + "…"
+
+
+def _number(value: Any, name: str, low: float, high: float) -> float:
+    """``value`` as a finite float from ``low`` to ``high``; _Damaged naming ``name`` if not."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not math.isfinite(value) or not low <= value <= high:
+        raise _Damaged(f"{name} = {_shown(value)}: a number from {low:g} to {high:g} is expected")
+    return float(value)
+
+
+def _points(value: Any, name: str, count: int, limit: float) -> np.ndarray:
+    """``count`` points ``[x, y]``, finite and within ``limit``, as a ``(count, 2)`` array."""
+    if not isinstance(value, list) or len(value) != count or \
+            not all(isinstance(point, list) and len(point) == 2 for point in value):
+        raise _Damaged(f"{name}: {count} points [x, y] are expected")
+    points = np.array([[_number(v, name, -limit, limit) for v in point] for point in value])
+    if count == 4 and abs(_area(points)) < 1e-6 * limit:
+        raise _Damaged(f"{name}: the four corners enclose no area")
+    return points
+
+
+def _area(quad: np.ndarray) -> float:
+    x, y = quad[:, 0], quad[:, 1]
+    return float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))) / 2
+
+
+def _field(data: Mapping[str, Any], name: str, kind: type) -> Any:
+    value = data.get(name)
+    if not isinstance(value, kind):
+        raise _Damaged(f"{name} is missing or not {_KINDS[kind]}")
+    return value
+
+
+_KINDS = {str: "text", dict: "an object", list: "a list"}
+
+
+def _markers(value: Any) -> dict[int, np.ndarray]:
+    if not isinstance(value, dict) or not 2 <= len(value) <= MAX_MARKERS:
+        raise _Damaged(f"markers: an object of 2 to {MAX_MARKERS} markers is expected")
+    markers = {}
+    for name, corners in value.items():
+        if not (name.isdigit() and len(name) <= 4):
+            raise _Damaged(f"markers: {_shown(name)} is not a marker id")
+        markers[int(name)] = _points(corners, f"markers.{name}", 4, BOARD_LIMIT)
+    return markers
+
+
+def _reference(text: Any) -> np.ndarray:
+    """The reference image: a colour PNG of sane size (its header read before decoding)."""
+    if not isinstance(text, str) or not text:
+        raise _Damaged("reference_png is missing or empty")
+    try:
+        png = base64.b64decode(text, validate=True)
+    except ValueError:
+        raise _Damaged("reference_png is not base64") from None
+    if len(png) < 24 or png[:8] != b"\x89PNG\r\n\x1a\n":
+        raise _Damaged("reference_png is not a PNG image")
+    width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+    if not (MIN_REFERENCE <= width <= MAX_REFERENCE and MIN_REFERENCE <= height <= MAX_REFERENCE):
+        raise _Damaged(f"reference_png is {width}x{height} pixels: {MIN_REFERENCE} to "
+                       f"{MAX_REFERENCE} a side is expected")
+    reference = cv2.imdecode(np.frombuffer(png, dtype=np.uint8), cv2.IMREAD_COLOR)
+    if reference is None or reference.shape[:2] != (height, width):
+        raise _Damaged("reference_png does not decode")
+    return reference
 
 
 def _from_json(data: dict[str, Any]) -> Calibration:
-    png = np.frombuffer(base64.b64decode(data["reference_png"], validate=True), dtype=np.uint8)
-    reference = cv2.imdecode(png, cv2.IMREAD_COLOR)
-    if reference is None:
-        raise ValueError("the reference image does not decode")
-    markers = {int(k): np.asarray(v, dtype=np.float64).reshape(4, 2) for k, v in data["markers"].items()}
-    width, height = (int(v) for v in data["image_size"])
+    size = _field(data, "image_size", list)
+    if len(size) != 2:
+        raise _Damaged("image_size: [width, height] is expected")
+    width, height = (int(_number(v, "image_size", MIN_IMAGE, MAX_IMAGE)) for v in size)
+    if list(size) != [width, height]:
+        raise _Damaged("image_size: whole numbers of pixels are expected")
+    origin = _field(data, "origin", list)
+    if len(origin) != 2:
+        raise _Damaged("origin: [x, y] is expected")
+    lens = _field(data, "lens", dict) if data["version"] >= 2 else {"k1": 0.0}  # format 1: no lens
     calibration = Calibration(
-        rules=str(data["rules"]), options=dict(data["options"]), image_size=(width, height),
-        corners_px=np.asarray(data["corners_px"], dtype=np.float64).reshape(4, 2),
-        markers=markers, scale=float(data["scale"]),
-        origin=(float(data["origin"][0]), float(data["origin"][1])),
-        reference=reference, created=str(data.get("created", "")),
-        # Format 1 knew no lens: a straight one.
-        k1=float(data["lens"]["k1"]) if data["version"] >= 2 else 0.0)
-    if len(markers) < 2:
-        raise ValueError("fewer than two markers")
+        rules=_field(data, "rules", str), options=_field(data, "options", dict),
+        image_size=(width, height),
+        corners_px=_points(data.get("corners_px"), "corners_px", 4, 10 * MAX_IMAGE),
+        markers=_markers(data.get("markers")),
+        scale=_number(data.get("scale"), "scale", *SCALE_LIMITS),
+        origin=(_number(origin[0], "origin", -BOARD_LIMIT, BOARD_LIMIT),
+                _number(origin[1], "origin", -BOARD_LIMIT, BOARD_LIMIT)),
+        reference=_reference(data.get("reference_png")),
+        created=str(data.get("created", ""))[:64],
+        k1=_number(lens.get("k1"), "lens.k1", *K1_LIMITS))
+    _check_covers(calibration)
     return calibration
+
+
+def _check_covers(calibration: Calibration) -> None:
+    """The reference must show every cell at the file's scale, and not much more."""
+    xmin, ymin, xmax, ymax = calibration.layout.bounds(0.5)
+    width, height = calibration.rectified_size
+    ox, oy = calibration.origin
+    seen = (ox, oy, ox + width / calibration.scale, oy + height / calibration.scale)
+    slack = 1.0 / calibration.scale   # a pixel's rounding
+    if seen[0] > xmin + slack or seen[1] > ymin + slack or seen[2] < xmax - slack \
+            or seen[3] < ymax - slack:
+        raise _Damaged(f"reference_png ({width}x{height}) and origin do not cover the board's "
+                       f"cells at scale {calibration.scale:g}")
+    if seen[2] - seen[0] > xmax - xmin + 4 or seen[3] - seen[1] > ymax - ymin + 4:
+        raise _Damaged(f"reference_png ({width}x{height}) reaches far beyond the board")
 
 
 def distort(pixels: Any, k1: float, image_size: tuple[int, int]) -> np.ndarray:

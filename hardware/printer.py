@@ -1,6 +1,6 @@
 """ESC/POS thermal receipt printer (58 mm, 32 columns) on a serial port.
 
-The bytes of a slip come from a pure function, :func:`slip_bytes`; the
+The bytes of a slip come from a pure function, :func:`hardware.escpos.slip_bytes`; the
 :class:`ReceiptPrinter` queues slips and a background worker thread sends them
 through pyserial. The game-facing calls (:meth:`~ReceiptPrinter.print_slip`,
 :meth:`~ReceiptPrinter.poll`, :attr:`~ReceiptPrinter.status`,
@@ -24,11 +24,8 @@ paper not checked)". A printer that was switched off behind a USB adapter at
 start-up looks the same, and slips sent to it then are lost; one that has
 answered once is never given up on this way.
 
-Text is encoded as code page 437 (PC437, the table ``ESC @`` selects on
-virtually every ESC/POS printer): ASCII plus the common accented letters, so
-"Zoë" prints as it should. Any character that code page lacks, and any control
-character, becomes ``?``; one character is always one byte and one column, so
-wrapping to 32 columns is exact. QR data is sent as UTF-8.
+What the bytes of a slip are (code page 437, Chinese mode, QR codes, the cut)
+is :mod:`hardware.escpos`'s.
 
 >>> printer = ReceiptPrinter("loop://", check_paper=False)
 >>> job = printer.print_slip("Ann wins with $42,000", qr="https://example.org/g/7")
@@ -41,10 +38,8 @@ from __future__ import annotations
 
 import itertools
 import logging
-import textwrap
 import threading
 import time
-import unicodedata
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -52,135 +47,21 @@ from typing import Any, Self
 
 import serial
 
+from hardware.escpos import ESC_INIT, cjk_codec, slip_bytes
 from hardware.serial_link import IO_ERRORS, Opener, close_quietly, tell
 from hardware.status import FAULT, READY, WAITING, Status
 
 log = logging.getLogger(__name__)
 
 
-ENCODING = "cp437"
-ESC_INIT = b"\x1b@"  # ESC @: initialize printer
 STATUS_QUERY = b"\x10\x04\x04"  # DLE EOT 4: real-time roll paper sensor status
 PAPER_END = 0x60  # bits 5-6 of the DLE EOT 4 reply: paper end detected
 PAPER_LOW = 0x0C  # bits 2-3: paper near end
-QR_MAX_BYTES = 2331  # model 2, version 40, error correction M, byte mode
-QR_MAX_DOTS = 384  # print width of a 58 mm head (48 mm at 8 dots/mm)
-QR_MIN_MODULE = 3  # smallest module size qr_bytes falls back to (dots per module)
-#: Byte-mode data capacity of QR versions 1..40 at error correction level M.
-QR_CAPACITY_M = (
-    14, 26, 42, 62, 84, 106, 122, 152, 180, 213, 251, 287, 331, 362, 412, 450,
-    504, 560, 624, 666, 711, 779, 857, 911, 997, 1059, 1125, 1190, 1264, 1370,
-    1452, 1538, 1628, 1722, 1809, 1911, 1989, 2099, 2213, 2331)
 REPRINT_LINE = b"*** REPRINT ***\n"  # heads a slip sent again after a failed write
-_GS_K = b"\x1d(k"  # GS ( k: 2D code functions
 
 # Printer conditions behind the status.
 _UNKNOWN, _OK, _LOW, _NO_PAPER, _UNPLUGGED, _OFFLINE, _UNCHECKED = (
     "unknown", "ok", "low", "no_paper", "unplugged", "offline", "unchecked")
-
-
-def _printable(ch: str) -> str:
-    """One character as the printer will show it: itself or ``?``."""
-    if unicodedata.category(ch) in ("Cc", "Cf", "Cs"):
-        return "?"
-    try:
-        ch.encode(ENCODING)
-    except UnicodeEncodeError:
-        return "?"
-    return ch
-
-
-def wrap_text(text: str, columns: int = 32) -> list[str]:
-    """Split ``text`` into printable lines of at most ``columns`` characters.
-
-    Long lines wrap at spaces (words longer than a line are cut); short lines,
-    blank lines and inner spacing are kept as written.
-
-    >>> wrap_text("Tower  7 tiles  $700\\nthe quick brown fox jumps", 12)
-    ['Tower  7', 'tiles  $700', 'the quick', 'brown fox', 'jumps']
-    """
-    if columns < 1:
-        raise ValueError("columns must be at least 1")
-    text = unicodedata.normalize("NFC", text).expandtabs(4)
-    lines: list[str] = []
-    for raw in text.splitlines():
-        line = "".join(_printable(ch) for ch in raw.rstrip())
-        if len(line) <= columns:
-            lines.append(line)
-        else:
-            lines.extend(textwrap.wrap(line, columns, break_on_hyphens=False))
-    return lines
-
-
-def qr_version(nbytes: int) -> int:
-    """The smallest QR version (1..40) holding ``nbytes`` bytes in byte mode at level M.
-
-    The printer may pick a denser mode for digits or capitals; byte mode is the
-    upper bound. A version-``v`` code is ``17 + 4 * v`` modules wide.
-
-    >>> qr_version(14), qr_version(15), qr_version(251), qr_version(252)
-    (1, 2, 11, 12)
-    """
-    for version, capacity in enumerate(QR_CAPACITY_M, start=1):
-        if nbytes <= capacity:
-            return version
-    raise ValueError(f"QR data too long: {nbytes} bytes (max {QR_MAX_BYTES})")
-
-
-def qr_bytes(data: str, module_size: int = 6, *, max_dots: int = QR_MAX_DOTS) -> bytes:
-    """The GS ( k sequence that prints ``data`` as a QR code (model 2, level M).
-
-    Functions 165 (model 2), 167 (module size), 169 (error correction M),
-    180 (store the data) and 181 (print it).
-
-    A printer silently skips a code wider than its head, so the width
-    ``(17 + 4 * version) * module_size`` must be at most ``max_dots`` (384 on
-    a 58 mm printer): the module size is reduced, down to
-    :data:`QR_MIN_MODULE`, until the code fits; data that fits at no such size
-    (more than 1125 bytes on 58 mm) raises ValueError naming the limit.
-
-    >>> qr_bytes("A")[-8:]  # fn 181: GS ( k 3 0 49 81 48
-    b'\\x1d(k\\x03\\x001Q0'
-    """
-    payload = data.encode("utf-8")
-    if not 1 <= module_size <= 16:
-        raise ValueError("QR module size must be 1..16")
-    modules = 17 + 4 * qr_version(len(payload))
-    smallest = min(module_size, QR_MIN_MODULE)
-    while module_size > smallest and modules * module_size > max_dots:
-        module_size -= 1
-    if modules * module_size > max_dots:
-        fits = [c for v, c in enumerate(QR_CAPACITY_M, 1) if (17 + 4 * v) * smallest <= max_dots]
-        limit = fits[-1] if fits else 0
-        raise ValueError(
-            f"QR data too long to print: {len(payload)} bytes need {modules} modules, "
-            f"wider than {max_dots} dots at module size {smallest} "
-            f"(at most {limit} bytes fit)")
-    n = len(payload) + 3
-    return b"".join([
-        _GS_K, b"\x04\x00\x31\x41\x32\x00",  # fn 165: model 2
-        _GS_K, b"\x03\x00\x31\x43", bytes([module_size]),  # fn 167: module size
-        _GS_K, b"\x03\x00\x31\x45\x31",  # fn 169: error correction M (49)
-        _GS_K, bytes([n & 0xFF, n >> 8]), b"\x31\x50\x30", payload,  # fn 180: store
-        _GS_K, b"\x03\x00\x31\x51\x30",  # fn 181: print
-    ])
-
-
-def slip_bytes(text: str, qr: str | None = None, columns: int = 32, *,
-               qr_module_size: int = 6, cut_feed: int = 3) -> bytes:
-    """Every byte of one slip: init, text, centred QR code, feed and partial cut.
-
-    ``ESC @``; each line of :func:`wrap_text` in code page 437 followed by LF;
-    if ``qr`` is given, ``ESC a 1`` (centre), :func:`qr_bytes`, ``ESC a 0``;
-    then ``GS V 66 n``: feed to the cutter plus ``n`` dots and cut partially.
-
-    >>> slip_bytes("Hi")
-    b'\\x1b@Hi\\n\\x1dVB\\x03'
-    """
-    lines = wrap_text(text, columns)
-    body = b"".join(line.encode(ENCODING) + b"\n" for line in lines)
-    code = b"\x1ba\x01" + qr_bytes(qr, qr_module_size) + b"\x1ba\x00" if qr else b""
-    return ESC_INIT + body + code + b"\x1dVB" + bytes([cut_feed])
 
 
 @dataclass(eq=False)
@@ -232,6 +113,10 @@ class ReceiptPrinter:
     ``status_tries`` unanswered queries from a printer that never answered, it
     prints without asking (see the module docstring).
 
+    ``cjk``: the double-byte encoding of a printer with a Chinese font
+    (``"gb18030"`` for simplified Chinese models, ``"big5"`` for traditional
+    ones); None for a printer without one (wide characters print as ``??``).
+
     ``timeout`` is the read timeout of the status reply and the margin of
     every write: a write may take twice its time on the wire
     (``10 * len(data) / baudrate`` seconds) plus ``timeout``.
@@ -258,7 +143,7 @@ class ReceiptPrinter:
     def __init__(self, url: str, baudrate: int = 9600, columns: int = 32, *,
                  timeout: float = 0.5, retry_interval: float = 5.0,
                  check_paper: bool = True, status_tries: int = 3,
-                 qr_module_size: int = 6,
+                 qr_module_size: int = 6, cjk: str | None = None,
                  on_status: Callable[[Status], None] | None = None,
                  opener: Opener = serial.serial_for_url,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -266,6 +151,7 @@ class ReceiptPrinter:
         self.timeout, self.retry_interval = timeout, retry_interval
         self.check_paper, self.status_tries = check_paper, status_tries
         self.qr_module_size = qr_module_size
+        self.cjk = cjk_codec(cjk)
         self.on_status, self._opener, self._clock = on_status, opener, clock
         self._port: Any = None
         self._queue: deque[Job] = deque()
@@ -293,7 +179,8 @@ class ReceiptPrinter:
         Raises ValueError only for a QR payload too long to print
         (see :func:`qr_bytes`).
         """
-        data = slip_bytes(text, qr, self.columns, qr_module_size=self.qr_module_size)
+        data = slip_bytes(text, qr, self.columns, qr_module_size=self.qr_module_size,
+                          cjk=self.cjk)
         with self._queue_lock:
             job = Job(next(self._numbers), data, text, qr)
             self._queue.append(job)

@@ -1,4 +1,4 @@
-"""The ``tabletop`` command line: the composition root.
+"""The ``tabletop`` command line: parses the arguments and hands each command to its room.
 
 ``replay``, ``rules`` and ``simulate`` use the engine alone; ``games``,
 ``export``, ``slip`` and ``verify`` the journal and score slips. Commands that
@@ -57,6 +57,13 @@ def _parser() -> argparse.ArgumentParser:
     games.add_argument("--journal", metavar="DB", help="the journal (default: the data folder's)")
     games.set_defaults(run=_games)
 
+    check = commands.add_parser("check", help="check every record of the journal (changes nothing "
+                                "unless --repair)")
+    check.add_argument("--repair", action="store_true",
+                       help="repair what is damaged, as the table does when it opens the journal")
+    check.add_argument("--journal", metavar="DB", help="the journal (default: the data folder's)")
+    check.set_defaults(run=_check)
+
     export = commands.add_parser("export", help="print a journaled game as jsonl, json or csv")
     export.add_argument("game", type=int, metavar="GAME", help="the game's id (see `tabletop games`)")
     export.add_argument("--format", choices=("jsonl", "json", "csv"), default="jsonl")
@@ -77,7 +84,10 @@ def _parser() -> argparse.ArgumentParser:
     slip.set_defaults(run=_slip)
 
     verify = commands.add_parser("verify", help="check a score slip's signature")
-    verify.add_argument("slip", metavar="SLIP.json")
+    verify.add_argument("slip", metavar="SLIP",
+                        help="the slip's JSON, a file holding its QR code's text (- for "
+                             "standard input: a scanner's text), or a photo of the printed "
+                             "slip's QR code (.png, .jpg)")
     verify.add_argument("--key", metavar="KEYFILE",
                         help="the table's key (default: slip.key in the data folder)")
     verify.set_defaults(run=_verify)
@@ -186,6 +196,17 @@ def _games(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check(args: argparse.Namespace) -> int:
+    from tabletop.assembly.config import default_journal_path
+    from tabletop.journal.journal import check
+
+    repaired, found, summary = check(args.journal or default_journal_path(), repair=args.repair)
+    for line in repaired + found:
+        print(line)
+    print(summary)
+    return EXIT_INVALID if found else 0
+
+
 def _export(args: argparse.Namespace) -> int:
     from tabletop.journal.export import export_game
 
@@ -211,12 +232,27 @@ def _slip(args: argparse.Namespace) -> int:
 
 def _verify(args: argparse.Namespace) -> int:
     from tabletop.assembly.config import load_config
-    from tabletop.journal.slip import KEY_FILE, load_key, read_slip, verify
+    from tabletop.journal.slip import (KEY_FILE, MAX_SLIP_BYTES, load_key, parse_slip,
+                                       read_slip, verify)
 
     key = load_key(args.key or load_config().data_dir / KEY_FILE)
-    verdict = verify(read_slip(args.slip), key)
+    if args.slip == "-":
+        slip = parse_slip(sys.stdin.buffer.read(MAX_SLIP_BYTES + 1), "standard input")
+    elif _photo(args.slip):
+        from tabletop.assembly.qr_photo import read_qr_photo
+
+        slip = parse_slip(read_qr_photo(args.slip), args.slip)
+    else:
+        slip = read_slip(args.slip)
+    verdict = verify(slip, key)
     print(verdict)
     return 0 if verdict.valid else EXIT_INVALID
+
+
+def _photo(path: str) -> bool:
+    from tabletop.assembly.qr_photo import is_photo
+
+    return is_photo(path)
 
 
 def _output(text: str, path: str | None) -> int:

@@ -40,7 +40,7 @@ REFUSALS: list[tuple[str, str]] = [
     ("{t} was placed while the table is asked to {m}: take it off, finish this first",
      "{t} 放得不是時候，牌桌正在等：{m}。請先把它拿走，完成這一步"),
     ("{m}; take the tiles off and draw again", "{m}；請把地磚拿走，重新抽"),
-    # tabletop/assembly/runner.py: the power stayed on, and the journal would not open again
+    # tabletop/assembly/services.py: the power stayed on, and the journal would not open again
     ("{m}; the journal did not open again: {e}", "{m}；紀錄無法再次開啟：{e}"),
     # hardware/printer.py: the slips waiting, after the printer's state ({m}, in the printer's
     # section below; "printer: {n} slips waiting" would take "printer: out of paper; 2 slips ...")
@@ -62,6 +62,7 @@ REFUSALS: list[tuple[str, str]] = [
     # tabletop/journal/journal.py: a record that no longer replays ({m}: the engine's refusal)
     ("game {g}: record {n} does not replay with this version of tabletop: {m}",
      "第 {g} 局：第 {n} 筆紀錄無法用這個版本的程式重播：{m}"),
+
 
     # --- tabletop/table/assistant.py: a tile the assistant refuses or flags, and its other notes ------
     ("{t}: that cell already holds a tile. Take it off the board.",
@@ -143,6 +144,17 @@ REFUSALS: list[tuple[str, str]] = [
     ("start_tiles must give exactly one tile for every player", "每位玩家必須剛好有一張起始地磚"),
     ("two players drew the same start tile {t}", "有兩位玩家抽到同一張起始地磚 {t}"),
     ("two players tie for first with {t}: they draw again", "兩位玩家都抽到 {t}，並列第一：他們要重抽"),
+
+    # --- tabletop/engine/names.py: a player's name (the setup screen's seats) -----------------------
+    ("seat {n}: a name may not hold a line break ({c})", "第 {n} 個座位：名字不能包含換行（{c}）"),
+    ("seat {n}: a name may not hold a text-direction control ({c})",
+     "第 {n} 個座位：名字不能包含控制文字方向的字元（{c}）"),
+    ("seat {n}: a name may not hold a control character ({c})", "第 {n} 個座位：名字不能包含控制字元（{c}）"),
+    ("seat {n}: a name may not hold an invisible character ({c})",
+     "第 {n} 個座位：名字不能包含看不見的字元（{c}）"),
+    ("seat {n}: the name is too long: at most {k} columns fit the screen and the receipt "
+     "(a wide character such as 李 takes two)",
+     "第 {n} 個座位：名字太長：螢幕和收據最多只放得下 {k} 格（「李」這樣的全形字佔兩格）"),
 
     # --- tabletop/engine/game.py: playing --------------------------------------------------------------
     ("{a} is not an action", "{a} 不是有效的動作"),
@@ -231,7 +243,7 @@ REFUSALS: list[tuple[str, str]] = [
     ("the end may not be declared yet: it needs every chain on the board safe ({k}+)",
      "還不能宣告結束：需要盤面上每家公司都已安全（{k} 塊以上）"),
 
-    # --- tabletop/geometry.py, hexgrid.py: a cell or card label (a tap, a misread) --------------
+    # --- tabletop/geometry/base.py, hexgrid.py: a cell or card label (a tap, a misread) --------------
     ("{x} is not a cell of this board (labels run {r})", "{x} 不是這個盤面上的格子（格子編號為 {r}）"),
     ("{c} may be played in any quadrant: name the hex as Q/L, e.g. 3/{d}",
      "{c} 可以放在任一象限：請以「象限/格子」指明六角格，例如 3/{d}"),
@@ -277,18 +289,27 @@ REFUSALS: list[tuple[str, str]] = [
     ("printer ready (no status line: paper not checked)", "印表機就緒（沒有狀態回報線路：未檢查紙張）"),
     ("printer ready", "印表機就緒"),
 
-    # --- tabletop/assembly/runner.py: what the results screen's buttons say (Runner.print_slip, export) ---
+    # --- tabletop/assembly/services.py: what the results screen's buttons say (print_slip, export) ---
     ("no receipt printer is configured ([printer] url)", "沒有設定收據印表機（[printer] url）"),
     ("the slip is made when the game is over", "遊戲結束後才能列印成績單"),
     ("printing the score slip", "正在列印成績單"),
     ("the slip cannot be made: {m}", "無法製作成績單：{m}"),
     ("no USB stick found: plug one in and try again", "找不到 USB 隨身碟：請插上一支再試一次"),
     ("no game to export", "沒有可以匯出的遊戲"),
-    ("game {g} written to {f}", "第 {g} 局已存到 {f}"),
+    ("game {g} written to {s} ({f})", "第 {g} 局已存到 {s}（{f}）"),
     ("the game could not be exported: {m}", "無法匯出這局遊戲：{m}"),
-    ("the game could not be written to {f}: {e}", "無法把這局遊戲寫到 {f}：{e}"),
+    ("the game could not be written to {f}: {m}", "無法把這局遊戲寫到 {f}：{m}"),
+    # ... and why ({m} above; else the system's own words, kept as they are)
+    ("the stick is full; make room on it or use another stick", "隨身碟已滿；請清出空間，或換一支隨身碟"),
+    ("the stick is read-only or locked; unlock it or use another stick",
+     "隨身碟是唯讀的或已上鎖；請解除鎖定，或換一支隨身碟"),
+    ("the stick was pulled out or failed; plug it in and try again", "隨身碟被拔出或故障了；請插好後再試一次"),
+    ("{d} on the stick is a link or a file, not a folder; remove it or use another stick",
+     "隨身碟上的 {d} 是連結或檔案，不是資料夾；請把它移除，或換一支隨身碟"),
+    ("the stick holds too many exports of this game; remove some or use another stick",
+     "隨身碟上這局遊戲的匯出檔太多了；請刪掉一些，或換一支隨身碟"),
 
-    # --- hardware/power.py: switching off (Runner.shutdown, from the results screen or the menu) --
+    # --- hardware/power.py: switching off (TableServices.shutdown, from the results screen or the menu) --
     ("the game is saved; switching off", "遊戲已儲存；正在關機"),
     ("the game is saved, but power-off failed: exit code {n}", "遊戲已儲存，但關機失敗：結束代碼 {n}"),
     ("the game is saved, but power-off failed: {e}", "遊戲已儲存，但關機失敗：{e}"),
@@ -316,7 +337,7 @@ REFUSALS: list[tuple[str, str]] = [
      "校正影像中找不到標記 {n}：四個標記都必須看得到（可用 `tabletop markers` 列印）"),
     ("marker {n} lies on the grid: stick the markers outside the cells, where no tile goes",
      "標記 {n} 落在格子範圍內：請把標記貼在格子外、不會放地磚的地方"),
-    # ... and a calibration kept (Runner.save_calibration, the calibration screen's Save)
+    # ... and a calibration kept (TableServices.save_calibration, the calibration screen's Save)
     ("saved to {f}", "已儲存到 {f}"),
     ("not saved: {m}", "未儲存：{m}"),
 ]

@@ -14,8 +14,10 @@ A missing file means the defaults; a malformed one is refused with the key named
 from __future__ import annotations
 
 import copy
+import math
 import os
 import tomllib
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
@@ -29,7 +31,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "table": {"name": DEFAULT_TABLE_NAME, "rules": "acquire", "players": [], "options": {}},
     "camera": {"source": "auto", "fps": 10},
     "controls": {"kind": "auto", "hold_time": 1.5, "pins": {}},
-    "printer": {"url": "", "baudrate": 9600, "columns": 32},
+    "printer": {"url": "", "baudrate": 9600, "columns": 32, "cjk": ""},
     "panel": {"url": "", "baudrate": 115200},
     "screen": {"language": "en", "keyboard": "auto"},
     "paths": {"data": ""},
@@ -83,11 +85,7 @@ def load_config(path: str | Path | None = None,
     values = copy.deepcopy(DEFAULTS)
     found = path.is_file()
     if found:
-        try:
-            given = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-            raise ConfigError(f"{path}: not valid TOML: {error}") from None
-        _overlay(values, given, path)
+        _overlay(values, _parse(path), path)
     for variable, (section, key) in ENVIRONMENT.items():
         if environ.get(variable):
             values[section][key] = environ[variable]
@@ -97,9 +95,37 @@ def load_config(path: str | Path | None = None,
     return Config(path, found, values)
 
 
+#: A configuration file is a few hundred bytes: a larger one is not one.
+MAX_CONFIG_BYTES = 1 << 20
+
+
+def _parse(path: Path) -> dict[str, Any]:
+    """The TOML of the file at ``path``; ConfigError naming the file if it cannot be read."""
+    try:   # without blocking: a FIFO put in the file's place would hang the table
+        with os.fdopen(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as handle:
+            raw = handle.read(MAX_CONFIG_BYTES + 1)
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot be read: {error.strerror}") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path}: too large for a configuration file "
+                          f"(more than {MAX_CONFIG_BYTES:,} bytes)")
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {error.start})") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: not valid TOML: {error}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: not valid TOML: nested too deeply") from None
+    except ValueError:   # Python reads no integer of more than 4,300 digits
+        raise ConfigError(f"{path}: not valid TOML: a number of thousands of digits") from None
+
+
 #: Values a key may take, where not every value of its type will do
 #: (and ``[controls] kind``: see :func:`_choices`).
 CHOICES = {("screen", "language"): ("en", "zh-TW"),
+           # The printer's Chinese font, by its encoding ("": none, names print as ??).
+           ("printer", "cjk"): ("", "gb18030", "gbk", "gb2312", "big5"),
            # "auto": an on-screen keyboard unless a real one is plugged in.
            ("screen", "keyboard"): ("auto", "on-screen", "system")}
 
@@ -123,41 +149,123 @@ def _check(values: dict[str, dict[str, Any]], path: Path, environ: Mapping[str, 
 
     def refuse(section: str, key: str, reason: str) -> None:
         raise ConfigError(f"{where(section, key)}: {section}.{key} = "
-                          f"{values[section][key]!r}: {reason}")
+                          f"{values[section][key]!r:.80}: {reason}")   # cut: a value may be huge
 
     for (section, key), allowed in _choices().items():
         if values[section][key] not in allowed:
             refuse(section, key, f"expected one of {', '.join(allowed)}")
     rules = values["table"]["rules"]
-    if rules not in available_rules() and not Path(rules).expanduser().is_file():
+    if rules not in available_rules() and not _is_file(rules):
         refuse("table", "rules", f"no such rule set (shipped: {', '.join(available_rules())}, "
                                  f"or the path of a rule file)")
-    for section, key in (("camera", "fps"), ("controls", "hold_time"), ("printer", "baudrate"),
-                         ("printer", "columns"), ("panel", "baudrate")):
-        if values[section][key] <= 0:
+    for (section, key), (low, high, unit) in RANGES.items():
+        value = values[section][key]
+        if value <= 0:
             refuse(section, key, "must be more than 0")
+        if not (math.isfinite(value) and low <= value <= high):
+            refuse(section, key, f"must be from {low:,} to {high:,}{unit}")
+    _check_text(values, refuse, where)
+    _check_pins(values["controls"]["pins"], where("controls", "pins"))
+    _check_options(values["table"], where("table", "options"))
+    from tabletop.engine.names import clean_name, name_key   # the one rule for names
+
     players = values["table"]["players"]
-    if any(not isinstance(name, str) or not name.strip() for name in players) or \
-            len(set(players)) != len(players):
+    for seat, name in enumerate(players, start=1):
+        try:
+            players[seat - 1] = clean_name(name, seat)   # kept as the game keeps it (NFC)
+        except TabletopError as error:   # not refuse(): it would quote the whole list
+            raise ConfigError(f"{where('table', 'players')}: table.players: {error}") from None
+    if len({name_key(name) for name in players}) != len(players):
         refuse("table", "players", "the seats must be distinct names, in seating order")
+
+
+#: The numbers a key may take: (lowest, highest, unit). Out of range they cannot work: a
+#: 1-column receipt, a hold of NaN seconds (every press long), a camera at 10,000 fps.
+RANGES: dict[tuple[str, str], tuple[float, float, str]] = {
+    ("camera", "fps"): (1, 120, " frames a second"),
+    ("controls", "hold_time"): (0.2, 10.0, " seconds"),
+    ("printer", "baudrate"): (300, 4_000_000, ""),
+    # 58 mm paper holds 32 columns, 80 mm 48 (64 in the small font).
+    ("printer", "columns"): (24, 80, " columns"),
+    ("panel", "baudrate"): (300, 4_000_000, ""),
+}
+#: Text keys: at most this many characters, and no control characters (a NUL in a path
+#: cannot be opened; a line break in the table's name breaks every list it is in).
+TEXT_KEYS = {("table", "name"): 64, ("table", "rules"): 4096, ("camera", "source"): 4096, ("printer", "url"): 4096,
+             ("panel", "url"): 4096, ("paths", "data"): 4096}
+
+
+def _is_file(name: str) -> bool:
+    """Whether ``name`` is a file; False for a name no file can have (too long, a NUL)."""
+    try:
+        return Path(name).expanduser().is_file()
+    except (OSError, ValueError):
+        return False
+
+
+def _check_text(values: dict[str, dict[str, Any]], refuse: Any, where: Any) -> None:
+    for (section, key), longest in TEXT_KEYS.items():
+        text = values[section][key]
+        if len(text) > longest:
+            raise ConfigError(f"{where(section, key)}: {section}.{key} is {len(text):,} "
+                              f"characters long: at most {longest} will do")
+        if any(unicodedata.category(character) in ("Cc", "Cf", "Cs", "Zl", "Zp")
+               for character in text):
+            refuse(section, key, "must not hold control characters or line breaks")
+    if not values["table"]["name"].strip():
+        refuse("table", "name", "the table needs a name")
+
+
+def _check_pins(pins: Mapping[str, Any], where: str) -> None:
+    """``[controls] pins``: known roles, each a GPIO number or a pin name (gpiozero's)."""
+    from hardware.controls.base import DEFAULT_PINS
+
+    for role, pin in pins.items():
+        if str(role).upper() not in DEFAULT_PINS:
+            raise ConfigError(f"{where}: controls.pins.{role}: no such role "
+                              f"(roles: {', '.join(DEFAULT_PINS)})")
+        if isinstance(pin, bool) or not (isinstance(pin, int) and 0 <= pin <= 53 or
+                                         isinstance(pin, str) and 0 < len(pin) <= 32
+                                         and pin.isprintable()):
+            raise ConfigError(f"{where}: controls.pins.{role} = {pin!r:.40}: a GPIO number "
+                              f"(0 to 53) or a pin name such as \"GPIO17\" is expected")
+
+
+def _check_options(table: Mapping[str, Any], where: str) -> None:
+    """``[table] options``, as the rule set's own :meth:`resolve_options` takes them."""
+    from tabletop.engine.ruleset import load_rules
+
+    name = table["rules"]
+    try:
+        rules = load_rules(os.path.expanduser(name) if name.startswith("~") else name)
+    except TabletopError as error:
+        raise ConfigError(f"{where}: table.rules: {error}") from None
+    for name, value in table["options"].items():
+        if len(name) > 64 or len(repr(value)) > 200:   # no option's name or value is that long
+            raise ConfigError(f"{where}: table.options.{name:.64}: no option of "
+                              f"{rules.name} is like this (options: {', '.join(rules.options)})")
+        try:
+            rules.resolve_options({name: value})
+        except TabletopError as error:
+            raise ConfigError(f"{where}: table.options.{name}: {error}") from None
 
 
 def _overlay(values: dict[str, dict[str, Any]], given: Mapping[str, Any], path: Path) -> None:
     for section, table in given.items():
         if section not in DEFAULTS:
-            raise ConfigError(f"{path}: unknown section [{section}] "
+            raise ConfigError(f"{path}: unknown section [{section:.64}] "
                               f"(sections: {', '.join(DEFAULTS)})")
         if not isinstance(table, dict):
             raise ConfigError(f"{path}: {section} must be a table")
         for key, value in table.items():
             if key not in DEFAULTS[section]:
-                raise ConfigError(f"{path}: unknown key {section}.{key} "
+                raise ConfigError(f"{path}: unknown key {section}.{key:.64} "
                                   f"(keys: {', '.join(DEFAULTS[section])})")
             default = DEFAULTS[section][key]
             if type(value) is not type(default) and not (
                     isinstance(default, float) and type(value) is int):
                 raise ConfigError(f"{path}: {section}.{key} must be a {type(default).__name__}, "
-                                  f"not {value!r}")
+                                  f"not {value!r:.80}")   # cut: a value may be huge
             values[section][key] = value
 
 

@@ -134,14 +134,15 @@ class Runner:
         if len(players) < rules.min_players:
             raise ConfigError(f"a new game of {rules.title} needs {rules.min_players} or more "
                               f"players: give --players Ann,Bob,Cy or [table] players")
-        self.out(f"new game of {rules.title} at {name}: {', '.join(players)}")
-        return Seating(rules, players, table_settings["options"])
+        seating = Seating(rules, players, table_settings["options"])   # names checked first
+        self.out(f"new game of {rules.title} at {name}: {', '.join(seating.players)}")
+        return seating
 
     def new_game(self, rules: str, players: list[str], options: dict) -> None:
         """A game set up on the screen: seat the players; the turn-order draw comes next."""
-        self.out(f"new game of {load_rules(rules).title}: {', '.join(players)}")
-        self.loop.desk = Seating(rules, players, options)
-        self.loop.start = self._start
+        seating = Seating(rules, players, options)       # the names are checked first
+        self.out(f"new game of {seating.rules.title}: {', '.join(seating.players)}")
+        self.loop.desk, self.loop.start = seating, self._start
 
     def _start(self, seating: Seating) -> Assistant:
         assistant = self.games.start(seating)

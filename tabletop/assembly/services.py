@@ -8,6 +8,7 @@ pulled out, a power-off refused are said, and change nothing confirmed.
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -23,6 +24,8 @@ from tabletop.table.loop import TableLoop
 CALIBRATION_FILE = "calibration.json"
 #: Where a desktop mounts USB sticks (Raspberry Pi OS: /media/USER/LABEL).
 USB_ROOTS = ("/media", "/run/media")
+#: The folder an export makes on the stick: the files go there, never to the stick's top.
+EXPORT_FOLDER = "tabletop-exports"
 
 
 class TableServices:
@@ -95,7 +98,7 @@ class TableServices:
 
     def print_slip(self) -> str:
         """Print the finished game's signed score slip; what happened, for the screen."""
-        from tabletop.journal.slip import make_slip, slip_text, table_key
+        from tabletop.journal.slip import make_slip, qr_payload, slip_text, table_key
 
         printer = self._printer()
         if printer is None:
@@ -108,7 +111,10 @@ class TableServices:
             text = slip_text(slip, self.config.values["printer"]["columns"])
         except (TabletopError, ValueError) as error:
             return f"the slip cannot be made: {error}"
-        self.last_job = printer.print_slip(text)
+        try:        # the QR code is the signed slip itself: `tabletop verify` reads it back
+            self.last_job = printer.print_slip(text, qr=qr_payload(slip))
+        except ValueError as error:
+            return f"the slip cannot be made: {error}"
         return "printing the score slip"
 
     def _printer(self) -> Any:
@@ -119,14 +125,20 @@ class TableServices:
                 from hardware.printer import ReceiptPrinter
 
                 self._receipt = ReceiptPrinter(settings["url"], settings["baudrate"],
-                                               settings["columns"])
+                                               settings["columns"], cjk=settings["cjk"] or None)
         return self._receipt
 
     # --- the USB stick ---------------------------------------------------------------------
 
     def export(self, roots: tuple[str, ...] = USB_ROOTS,
                mounted: Callable[[Path], bool] = os.path.ismount) -> str:
-        """Write the game (jsonl, json, csv) to a plugged-in USB stick; what happened."""
+        """Write the game (jsonl, json, csv) to a plugged-in USB stick; what happened.
+
+        The files go into the stick's own ``tabletop-exports`` folder, made new
+        where missing, and nothing on the stick is followed or overwritten (a
+        stick may hold links named like the files, pointing at the journal).
+        Of several sticks, the first writable one by name is written, and named.
+        """
         from tabletop.journal.export import export_game
 
         stick = usb_stick(roots, mounted)
@@ -138,13 +150,29 @@ class TableServices:
         try:
             files = {form: export_game(self.journal, game_id, form)
                      for form in ("jsonl", "json", "csv")}
-            for form, content in files.items():
-                (stick / f"tabletop-game-{game_id}.{form}").write_text(content, encoding="utf-8")
         except TabletopError as error:
             return f"the game could not be exported: {error}"
+        try:
+            folder = write_to_stick(stick, f"tabletop-game-{game_id}", files)
         except OSError as error:        # a full or read-only stick, or one pulled out
-            return f"the game could not be written to {stick}: {error.strerror or error}"
-        return f"game {game_id} written to {stick}"
+            return f"the game could not be written to {stick}: {self._stick_trouble(error)}"
+        return f"game {game_id} written to {stick.name} ({folder})"
+
+    def _stick_trouble(self, error: OSError) -> str:
+        """What an error writing the stick means for the player (else the system's words)."""
+        said = {(errno.ENOSPC, errno.EDQUOT):
+                "the stick is full; make room on it or use another stick",
+                (errno.EROFS, errno.EACCES, errno.EPERM):
+                "the stick is read-only or locked; unlock it or use another stick",
+                (errno.EIO, errno.ENODEV, errno.ENXIO, errno.ENOENT):
+                "the stick was pulled out or failed; plug it in and try again",
+                (errno.ELOOP, errno.ENOTDIR):
+                f"{EXPORT_FOLDER} on the stick is a link or a file, not a folder; "
+                "remove it or use another stick",
+                (errno.EEXIST,):
+                "the stick holds too many exports of this game; remove some or use another stick"}
+        return next((text for codes, text in said.items() if error.errno in codes),
+                    error.strerror or str(error))
 
     # --- the power -------------------------------------------------------------------------
 
@@ -177,11 +205,96 @@ class TableServices:
 
 def usb_stick(roots: tuple[str, ...] = USB_ROOTS,
               mounted: Callable[[Path], bool] = os.path.ismount) -> Path | None:
-    """A writable USB stick mounted under ``roots`` (``/media/USER/LABEL``), or None."""
-    for root in map(Path, roots):
-        if not root.is_dir():
-            continue
-        for folder in sorted(root.glob("*/*")) + sorted(root.glob("*")):
-            if folder.is_dir() and mounted(folder) and os.access(folder, os.W_OK):
-                return folder
-    return None
+    """The USB stick to write, mounted under ``roots`` (``/media/USER/LABEL``), or None.
+
+    The first writable one by name; else the first one (a read-only stick is
+    still a stick: writing it says that it is read-only, not that none is there).
+    """
+    sticks = [folder for root in map(Path, roots) if root.is_dir()
+              for folder in sorted(root.glob("*/*")) + sorted(root.glob("*"))
+              if folder.is_dir() and mounted(folder)]
+    writable = [stick for stick in sticks if os.access(stick, os.W_OK)]
+    return (writable or sticks or [None])[0]
+
+
+#: Opening anything on a stick: never through a link (a stick may hold links to our files).
+_NO_LINK = os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+_A_FOLDER = os.O_RDONLY | os.O_DIRECTORY | _NO_LINK
+#: How many exports of one game a folder may hold: tabletop-game-3, tabletop-game-3-2, ...
+MAX_COPIES = 99
+
+
+def write_to_stick(stick: Path, name: str, files: dict[str, str]) -> Path:
+    """Write ``files`` (suffix: text) as ``name.suffix`` in the stick's :data:`EXPORT_FOLDER`
+    (made where missing); the folder written. OSError when not written, none of it left.
+
+    Every file is new (``O_EXCL``), made in the folder by its descriptor and never through
+    a link: when a name is taken (a file, a folder, a link), all go under ``name-2``,
+    ``name-3``... The files and the folders are fsynced before the stick is said written.
+    """
+    top = os.open(stick, _A_FOLDER)
+    try:
+        try:
+            os.mkdir(EXPORT_FOLDER, 0o755, dir_fd=top)
+        except FileExistsError:
+            pass                    # an earlier export's, or planted: opened without following
+        folder = os.open(EXPORT_FOLDER, _A_FOLDER, dir_fd=top)
+        try:
+            _write_new_files(folder, name, files)
+            _sync_folder(folder)
+        finally:
+            os.close(folder)
+        _sync_folder(top)
+    finally:
+        os.close(top)
+    return stick / EXPORT_FOLDER
+
+
+def _write_new_files(folder: int, name: str, files: dict[str, str]) -> None:
+    """The files under the first ``name``/``name-N`` none of whose files exists yet."""
+    for copy in range(1, MAX_COPIES + 1):
+        stem = name if copy == 1 else f"{name}-{copy}"
+        made: list[str] = []
+        try:
+            for suffix, text in files.items():
+                made.append(_write_new_file(folder, f"{stem}.{suffix}", text))
+            return
+        except FileExistsError:
+            _remove(folder, made)   # this copy's name is taken: all three take the next one
+        except BaseException:
+            _remove(folder, made)
+            raise
+    raise FileExistsError(errno.EEXIST, f"{MAX_COPIES} exports of this game already")
+
+
+def _write_new_file(folder: int, filename: str, text: str) -> str:
+    """Create ``filename`` in ``folder`` (never an existing one, nor through a link)."""
+    fd = os.open(filename, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NO_LINK, 0o644, dir_fd=folder)
+    try:
+        data = memoryview(text.encode("utf-8"))
+        while data:
+            data = data[os.write(fd, data):]
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        _remove(folder, [filename])
+        raise
+    os.close(fd)
+    return filename
+
+
+def _remove(folder: int, filenames: list[str]) -> None:
+    """Take back what this export made (a stick pulled out lets nothing be removed)."""
+    for filename in filenames:
+        try:
+            os.unlink(filename, dir_fd=folder)
+        except OSError:
+            pass
+
+
+def _sync_folder(fd: int) -> None:
+    try:
+        os.fsync(fd)
+    except OSError as error:
+        if error.errno != errno.EINVAL:     # a file system that cannot sync a folder
+            raise

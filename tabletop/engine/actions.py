@@ -17,7 +17,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Mapping
 
+from tabletop.engine.names import nfc
 from tabletop.errors import ScriptError
+
+#: The longest tile label, chain name or player name a line may give: longer than any
+#: there is (a player's name is at most 24 columns), short enough to quote in a refusal.
+MAX_WORD = 96
+#: How much of a refused value a message quotes.
+EXCERPT = 60
 
 
 @dataclass(frozen=True)
@@ -145,8 +152,8 @@ def parse_action(line: Any) -> Action:
     kind = line.get("do")
     if "setup" in line:
         raise ScriptError("a setup line may only be the first line of a script")
-    if kind not in ACTIONS:
-        raise ScriptError(f"unknown action {kind!r} (known: {', '.join(ACTIONS)})")
+    if not isinstance(kind, str) or kind not in ACTIONS:
+        raise ScriptError(f"unknown action {excerpt(kind)} (known: {', '.join(ACTIONS)})")
     cls = ACTIONS[kind]
     allowed = _FIELDS[kind]
     values = {}
@@ -154,7 +161,7 @@ def parse_action(line: Any) -> Action:
         if key == "do":
             continue
         if key not in allowed:
-            raise ScriptError(f"a {kind} line has no {key!r} (it takes: {', '.join(allowed)})")
+            raise ScriptError(f"a {kind} line has no {excerpt(key)} (it takes: {', '.join(allowed)})")
         values[key] = _checked(kind, key, value)
     for required in ("tile", "chain"):
         if required in allowed and required not in values:
@@ -165,19 +172,47 @@ def parse_action(line: Any) -> Action:
 def _checked(kind: str, key: str, value: Any) -> Any:
     if key in ("player", "tile", "chain"):
         if not isinstance(value, str) or not value.strip():
-            raise ScriptError(f"{kind}: {key} must be a non-empty string, got {value!r}")
-        return value
+            raise ScriptError(f"{kind}: {key} must be a non-empty string, got {excerpt(value)}")
+        _short(kind, key, value)
+        return nfc(value) if key == "player" else value   # names are kept in NFC
     if key in ("sell", "trade", "keep"):
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise ScriptError(f"{kind}: {key} must be a whole number 0 or more, got {value!r}")
+            raise ScriptError(f"{kind}: {key} must be a whole number 0 or more, got {excerpt(value)}")
         return value
     if key in ("shares", "trade_in"):
         if not isinstance(value, dict) or any(
                 not isinstance(n, int) or isinstance(n, bool) or n < 0 for n in value.values()):
-            raise ScriptError(f"{kind}: {key} must map chain names to whole numbers, got {value!r}")
+            raise ScriptError(f"{kind}: {key} must map chain names to whole numbers, "
+                              f"got {excerpt(value)}")
+        for chain in value:
+            _short(kind, key, chain)
         return dict(value)
     if key == "agreed":
         if not isinstance(value, bool):
-            raise ScriptError(f"end: agreed must be true or false, got {value!r}")
+            raise ScriptError(f"end: agreed must be true or false, got {excerpt(value)}")
         return value
-    raise ScriptError(f"{kind}: unexpected {key!r}")
+    raise ScriptError(f"{kind}: unexpected {excerpt(key)}")
+
+
+def _short(kind: str, key: str, word: Any) -> None:
+    if isinstance(word, str) and len(word) > MAX_WORD:
+        raise ScriptError(f"{kind}: {key} {excerpt(word)} is too long: no tile, chain or player "
+                          f"has a name of more than {MAX_WORD} characters")
+
+
+def excerpt(value: Any, limit: int = EXCERPT) -> str:
+    """``repr(value)`` for a message, cut to about ``limit`` characters.
+
+    >>> excerpt("Zed"), excerpt(7)
+    ("'Zed'", '7')
+    >>> excerpt("x" * 100, 5), excerpt(list(range(100)), 10)
+    ("'xxxxx...'", '[0, 1, 2, ...')
+    """
+    if isinstance(value, str) and len(value) > limit:
+        quoted = repr(value[:limit])
+        return quoted[:-1] + "..." + quoted[-1]
+    try:
+        quoted = repr(value)
+    except (RecursionError, ValueError):   # nested past the interpreter's depth; a huge int
+        return "(a value too large to show)"
+    return quoted if len(quoted) <= limit else quoted[:limit] + "..."

@@ -41,6 +41,7 @@ from tabletop.engine.choices import DeadTiles, Disposal, FounderWhenSoldOut, Inc
 from tabletop.engine.ending import EndingFlow
 from tabletop.errors import IllegalAction
 from tabletop.engine.merger import Merger, MergerFlow, check_count
+from tabletop.engine.names import clean_names, nfc
 from tabletop.engine.pending import Pending
 from tabletop.engine.payout import share_bonuses
 from tabletop.engine.ruleset import RuleSet, load_rules
@@ -105,18 +106,16 @@ class Game(MergerFlow, EndingFlow):
     def _checked_players(self, players: Sequence[str]) -> list[str]:
         if isinstance(players, str) or not isinstance(players, Sequence):
             raise IllegalAction("players must be a list of names in seating order")
-        names = list(players)
-        if any(not isinstance(name, str) or not name.strip() for name in names):
-            raise IllegalAction("every player needs a name")
-        if len(set(names)) != len(names):
-            raise IllegalAction("two players have the same name")
+        names = clean_names(players)
         low, high = self.rules.min_players, self.rules.max_players
         if not low <= len(names) <= high:
             raise IllegalAction(f"{self.rules.title} takes {low}-{high} players, not {len(names)}")
         return names
 
     def _deal(self, start_tiles: Mapping[str, str]) -> None:
-        if start_tiles and set(start_tiles) != set(self.names):
+        given = len(start_tiles)
+        start_tiles = {nfc(name): label for name, label in start_tiles.items()}  # as names are kept
+        if start_tiles and (len(start_tiles) != given or set(start_tiles) != set(self.names)):
             raise IllegalAction("start_tiles must give exactly one tile for every player")
         geometry = self.geometry
         drawn = {self.names.index(name): geometry.parse_tile(label)
@@ -319,7 +318,7 @@ class Game(MergerFlow, EndingFlow):
 
     def _seat(self, name: str) -> int:
         if name not in self.names:
-            raise IllegalAction(f"there is no player called {name!r}")
+            raise IllegalAction(f"there is no player called {act.excerpt(name)}")
         return self.names.index(name)
 
     def _waiting_for(self) -> str:

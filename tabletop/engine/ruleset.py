@@ -15,6 +15,9 @@ once, in :mod:`tabletop.engine.choices`; the RuleSet holds those enums' members.
 from __future__ import annotations
 
 import functools
+import hashlib
+import os
+import stat
 import tomllib
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -118,6 +121,8 @@ class RuleSet:
     notes: tuple[str, ...] = ()
     #: What a setup line names to load these rules again: a shipped name or a file's path.
     source: str = ""
+    #: The rule file's text these rules were read from (recorded with a game; see sha256).
+    text: str = field(default="", repr=False, compare=False)
     geometry: Geometry = field(init=False, repr=False, compare=False)
     price_table: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
     _by_name: dict[str, int] = field(init=False, repr=False, compare=False)
@@ -133,6 +138,15 @@ class RuleSet:
         object.__setattr__(self, "geometry", self.geometry_for(defaults))
         object.__setattr__(self, "price_table", _price_table(
             self.chains, self.brackets, self.tier_prices, self.geometry.size))
+
+    @property
+    def sha256(self) -> str:
+        """The SHA-256 of the rule file's text (as ``sha256sum`` gives it for the file).
+
+        >>> len(load_rules("acquire").sha256)
+        64
+        """
+        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
 
     def geometry_for(self, options: Mapping[str, Any]) -> Geometry:
         """The board for a game with these (resolved) options; built once per choice."""
@@ -195,12 +209,61 @@ def available_rules() -> list[str]:
     return sorted(entry.name[:-5] for entry in folder.iterdir() if entry.name.endswith(".toml"))
 
 
+#: The largest rule file read: the shipped ones take 5 kB, and a game recorded with a
+#: rule file of its own keeps its text in its setup line (which a table script caps at 64 kB).
+MAX_RULES_BYTES = 32 * 1024
+
+
+def names_file(name_or_path: str | Path) -> bool:
+    """Whether a setup's ``rules`` names a rule file by its path (not a shipped rule set)."""
+    path = Path(name_or_path)
+    return path.suffix == ".toml" and os.path.lexists(path)
+
+
 def load_rules(name_or_path: str | Path) -> RuleSet:
     """Read a shipped rule set by name (``"acquire"``) or any rule file by path."""
-    path = Path(name_or_path)
-    if path.suffix == ".toml" and path.exists():
-        return _parse(path.read_text(encoding="utf-8"), path.name, str(path))
+    if names_file(name_or_path):
+        return rules_from_text(read_rule_file(name_or_path), str(name_or_path))
     return _shipped(str(name_or_path))
+
+
+def read_rule_file(path: str | Path) -> str:
+    """The text of the rule file at ``path``, exactly as its bytes say (no newline changes).
+
+    Checked to be a regular file before it is read (a pipe would wait forever).
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(path, flags)
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise RulesFileError(f"{path} is not a rule file (not a regular file)")
+            if info.st_size > MAX_RULES_BYTES:
+                raise RulesFileError(f"{path} is too large to be a rule file ({info.st_size:,} "
+                                     f"bytes; at most {MAX_RULES_BYTES:,})")
+            data = os.read(fd, MAX_RULES_BYTES + 1)
+        finally:
+            os.close(fd)
+    except OSError as error:
+        raise RulesFileError(f"cannot read the rule file {path}: {error.strerror}") from None
+    try:
+        return data[:MAX_RULES_BYTES + 1].decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise RulesFileError(f"{path} is not a rule file (not UTF-8 text: byte "
+                             f"{error.start})") from None
+
+
+def rules_from_text(text: str, source: str) -> RuleSet:
+    """The rule set a rule file's ``text`` describes; ``source`` is its path as a setup names it.
+
+    >>> rules = rules_from_text(load_rules("acquire").text, "my/acquire.toml")
+    >>> rules.source, rules.starting_cash, rules.sha256 == load_rules("acquire").sha256
+    ('my/acquire.toml', 6000, True)
+    """
+    if len(text) > MAX_RULES_BYTES:
+        raise RulesFileError(f"{Path(source).name}: too large to be a rule file")
+    return _parse(text, Path(source).name, source)
 
 
 @functools.lru_cache(maxsize=None)
@@ -218,10 +281,14 @@ def _parse(text: str, origin: str, source: str) -> RuleSet:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise RulesFileError(f"{origin}: not valid TOML: {error}") from None
+    except RecursionError:
+        raise RulesFileError(f"{origin}: not a rule file (tables nested too deeply)") from None
     try:
-        return _build(data, source)
+        rules = _build(data, source)
     except RulesFileError as error:
         raise RulesFileError(f"{origin}: {error}") from None
+    object.__setattr__(rules, "text", text)   # frozen: set once, as __post_init__ does
+    return rules
 
 
 def _build(data: Mapping[str, Any], source: str) -> RuleSet:

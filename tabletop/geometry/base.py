@@ -23,7 +23,7 @@ the engine only uses this interface.
 
 from __future__ import annotations
 
-import re
+import re  # noqa: F401 - the doctests use it
 from typing import Any
 
 from tabletop.errors import IllegalAction

@@ -19,6 +19,8 @@ game,player,seat,chain,kind,shares,amount
   ``final_sale`` (shares sold at the end), ``founder_cash`` (a founder paid in
   cash when the bank has no share left) or ``trade_in`` (shares handed back to
   pay for a purchase, at their price). Undone actions pay nothing.
+  A text cell a spreadsheet would read as a formula (a player named
+  ``=HYPERLINK(...)``) is written with a leading ``'``; the numbers stay numbers.
 """
 
 from __future__ import annotations
@@ -36,6 +38,9 @@ from tabletop.engine.table_script import game_from_setup, replay
 
 FORMATS = ("jsonl", "json", "csv")
 CSV_COLUMNS = ("game", "player", "seat", "chain", "kind", "shares", "amount")
+#: What makes a spreadsheet read a cell as a formula (OWASP's list, and the full-width
+#: signs some spreadsheets take for the same).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
 
 
 @dataclass(frozen=True)
@@ -127,11 +132,30 @@ def to_csv(game_id: int, lines: Sequence[str]) -> str:
     """One row per payout to a player (see the module's description of ``kind``)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
+    # The writer quotes a cell holding its line end (\n) but not a lone \r, which readers
+    # take for one too: a row with one has its text quoted, so no name can forge a row.
+    quoting = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC)
     writer.writerow(CSV_COLUMNS)
     for payout in payouts(lines):
-        writer.writerow([game_id, payout.player, payout.seat + 1, payout.chain, payout.kind,
-                         "" if payout.shares is None else payout.shares, payout.amount])
+        # Only the text columns come from what people typed (names, a rule file's chains);
+        # the numeric ones are ints from the engine, kept as numbers (-300 stays -300).
+        row = [game_id, csv_text(payout.player), payout.seat + 1, csv_text(payout.chain),
+               csv_text(payout.kind), "" if payout.shares is None else payout.shares,
+               payout.amount]
+        carriage = any(isinstance(cell, str) and "\r" in cell for cell in row)
+        (quoting if carriage else writer).writerow(row)
     return out.getvalue()
+
+
+def csv_text(text: str) -> str:
+    """A text cell that no spreadsheet runs as a formula: a leading ``'`` where it would.
+
+    >>> print(csv_text('=HYPERLINK("http://x","click")'), csv_text("@SUM(A1)"), csv_text("Ann"))
+    '=HYPERLINK("http://x","click") '@SUM(A1) Ann
+    >>> print(csv_text("-300"))     # a name, not a number: the numeric columns never come here
+    '-300
+    """
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 
 def export_game(journal: Any, game_id: int, fmt: str = "jsonl", clean: bool = False) -> str:

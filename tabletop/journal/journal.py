@@ -38,13 +38,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from tabletop.journal import store
+from tabletop.journal import files, store
 from tabletop.engine.actions import Action, Undo, parse_action
 from tabletop.engine.game import Game
 from tabletop.errors import JournalError, JournalFull, JournalLocked, ScriptError
 from tabletop.journal.store import Record
-from tabletop.journal.recovery import RecoveryReport, recover
-from tabletop.engine.table_script import game_from_setup, replay
+from tabletop.journal.recovery import RecoveryReport, inspect, recover
+from tabletop.engine.table_script import game_from_setup, record_rules, replay
 
 try:
     import fcntl
@@ -59,17 +59,52 @@ DEFAULT_TABLE_NAME = "table 1"
 
 
 def open_for_reading(path: str | Path) -> "Journal":
-    """A journal to read: checked and repaired if no program is writing it, else read as it is.
+    """The journal at ``path``, to read as it is: nothing is repaired, created, moved or
+    written (``tabletop check --repair``, or the table opening it, repairs).
 
-    JournalError if there is no journal at ``path`` (nothing is created).
+    JournalError if there is no journal at ``path``, or what is there is not one.
     """
     path = Path(path)
-    if not path.exists() and not path.with_suffix(".log").exists():
+    if not os.path.lexists(path) and not os.path.lexists(path.with_suffix(".log")):
         raise JournalError(f"no journal at {path}: no game has been recorded there yet")
-    try:
-        return Journal.open(path, timeout=0)
-    except JournalLocked:
-        return Journal.open(path, readonly=True)
+    return Journal.open(path, readonly=True)
+
+
+def check(path: str | Path, repair: bool = False,
+          timeout: float = 5.0) -> tuple[list[str], list[str], str]:
+    """Check every record of the journal at ``path`` and that every game replays.
+
+    Gives what was repaired, the findings (none: the journal is whole) and a summary line.
+    Nothing is changed unless ``repair``: then the journal is first opened for writing,
+    which repairs as the table does, and checked after.
+    """
+    path = Path(path)
+    log_path = path.with_suffix(".log")
+    done: list[str] = []
+    if repair:
+        with Journal.open(path, timeout=timeout) as journal:
+            done = [f"repaired: {message}" for message in journal.report.messages]
+    elif not os.path.lexists(path) and os.path.lexists(log_path):
+        pass   # the copy alone: inspect says the database is missing
+    else:
+        _check_readable(path, log_path)
+        foreign = store.foreign_file(path, log_path, timeout)
+        if foreign is not None:
+            raise JournalError(f"{path} is not a tabletop journal ({foreign}): it was left "
+                               f"untouched")
+    if files.not_regular(log_path) == "a symbolic link":
+        files.refuse_links(log_path)
+    found, plan = inspect(path, log_path, timeout)
+    for game, records in plan.games.items():
+        result = replay(record.line for record in records)
+        if result.errors:
+            number, reason = result.errors[0]
+            found.append(f"game {game}: record {number - 1} does not replay: {reason}")
+    steps = sum(len(records) for records in plan.games.values())
+    summary = (f"{path}: {len(plan.games)} games, {steps} records"
+               + ("; every checksum holds, both copies agree and every game replays"
+                  if not found else f"; {len(found)} problems found"))
+    return done, found, summary
 
 
 @dataclass(frozen=True)
@@ -186,6 +221,8 @@ class Journal:
             store.make_folder(path.parent)
         except OSError as error:
             raise JournalError(f"cannot create the folder {path.parent}: {error.strerror}") from None
+        files.check_folder(path.parent)
+        _refuse_odd_files(path, log_path)
         foreign = store.foreign_file(path, log_path, timeout)
         if foreign is not None:
             raise JournalError(f"{path} is not a tabletop journal ({foreign}): it was left "
@@ -198,7 +235,7 @@ class Journal:
         try:
             report = recover(path, log_path, _describe, timeout)
             conn = store.connect(path, timeout)
-            log_fd = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            log_fd = files.open_private(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
         except BaseException as error:
             if conn is not None:
                 conn.close()
@@ -213,24 +250,27 @@ class Journal:
 
     @classmethod
     def _open_reader(cls, path: Path, log_path: Path, timeout: float) -> "Journal":
-        if not path.is_file():
-            raise JournalError(f"no journal at {path}: no game has been recorded there")
+        """Read the database as it is; nothing is made or written (see :func:`open_for_reading`)."""
+        _check_readable(path, log_path)
         conn = None
         try:
-            conn = store.connect(path, timeout, readonly=True)
+            conn = store.connect_reader(path, timeout)
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             if version > store.SCHEMA_VERSION:
-                conn.close()
                 raise store.newer_version_error(path, version)
+            if store._schema_rows(conn) != store.expected_schema():
+                raise _not_a_journal(path, log_path, "it is another program's SQLite database, "
+                                     "or its table definitions were damaged")
             conn.execute("SELECT count(*) FROM games").fetchone()
-        except store.DB_ERRORS as error:
+        except BaseException as error:
             if conn is not None:
                 conn.close()
+            if not isinstance(error, store.DB_ERRORS):
+                raise
             if store.locked(error):
                 raise store.locked_error(path, timeout) from None
-            raise JournalError(
-                f"{path} cannot be read ({error}); it is restored from {log_path.name} "
-                f"the next time the journal is opened for writing") from None
+            raise JournalError(f"{path} cannot be read ({error}); {_REPAIR.format(log_path.name)} "
+                               f"(nothing was changed)") from None
         return cls(path, log_path, conn, readonly=True, timeout=timeout, table_name=None,
                    report=RecoveryReport())
 
@@ -267,8 +307,8 @@ class Journal:
         except store.DB_ERRORS as error:
             raise JournalError(f"cannot read {self.path}: {error}") from None
         except ValueError as error:
-            raise JournalError(f"{self.path}'s games list is damaged ({error}); it is repaired "
-                               f"when the journal is opened for writing") from None
+            raise JournalError(f"{self.path}'s games list is damaged ({error}); "
+                               f"{_REPAIR.format(self.log_path.name)}") from None
         return [GameInfo(*row) for row in rows]
 
     def info(self, game_id: int) -> GameInfo:
@@ -292,9 +332,8 @@ class Journal:
             raise JournalError(f"there is no game {game_id} in {self.path}")
         for number, record in enumerate(records):
             if not record.valid or record.seq != number:
-                raise JournalError(
-                    f"game {game_id}: record {number} in {self.path.name} is damaged; it is "
-                    f"restored from {self.log_path.name} when the journal is opened for writing")
+                raise JournalError(f"game {game_id}: record {number} in {self.path.name} is "
+                                   f"damaged; {_REPAIR.format(self.log_path.name)}")
         return records
 
     def lines(self, game_id: int) -> list[str]:
@@ -304,10 +343,17 @@ class Journal:
     # -- writing ---------------------------------------------------------------
 
     def start(self, setup: Mapping[str, Any] | str) -> Table:
-        """Start a game from a setup line (``{"setup": {...}}``), journaled before it returns."""
+        """Start a game from a setup line (``{"setup": {...}}``), journaled before it returns.
+
+        A rule set named by a file's path is recorded with the game: its text and SHA-256
+        are added to the setup line (a shipped rule set's name is recorded as it is).
+        """
         self._writable()
         try:
-            game = game_from_setup(json.loads(setup) if isinstance(setup, str) else setup)
+            # A rule file named by path is recorded by its text (read once, here), so the
+            # game never depends on what the file says later.
+            line = record_rules(json.loads(setup) if isinstance(setup, str) else setup)
+            game = game_from_setup(line)
             text = json.dumps(game.setup_json(), ensure_ascii=False)
             text.encode("utf-8")
         except (json.JSONDecodeError, UnicodeEncodeError) as error:
@@ -435,7 +481,10 @@ class _WriterLock:
         self.fd: int | None = None
         if fcntl is None:
             return
-        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:   # made by us (0600), or the one a writer made before: never through a link
+            self.fd = files.open_private(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL)
+        except FileExistsError:
+            self.fd = files.open_private(self.path, os.O_RDWR)
         deadline = time.monotonic() + timeout
         while True:
             try:
@@ -456,6 +505,67 @@ class _WriterLock:
         if self.fd is not None:
             os.close(self.fd)  # closing the file releases the lock
             self.fd = None
+
+
+#: What a reader says of damage it finds (it repairs nothing itself).
+_REPAIR = ("`tabletop check --repair` restores it from {}, as the table does when it next "
+           "opens the journal")
+
+
+def _refuse_odd_files(path: Path, log_path: Path) -> None:
+    """JournalError before anything is opened if a journal file is a link, or SQLite's side
+    files or the lock are not regular files (a device there would be written to)."""
+    lock = path.with_name(path.name + ".lock")
+    files.refuse_links(path, log_path, lock, *(Path(f"{path}{side}") for side in store.SIDE_FILES))
+    for other in (lock, *(Path(f"{path}{side}") for side in store.SIDE_FILES)):
+        kind = files.not_regular(other)
+        if kind is not None:
+            raise JournalError(f"{other} is {kind}, not a file of the journal: nothing was "
+                               f"changed; move it away and open the journal again")
+
+
+def _check_readable(path: Path, log_path: Path) -> None:
+    """JournalError unless ``path`` looks like a journal's database, found without opening
+    anything but a regular file (a pipe would block, a device may act when opened)."""
+    if path.absolute() == log_path.absolute():
+        raise JournalError(f"{path} is not a tabletop journal (it is a journal's append-only "
+                           f"copy): it was left untouched; give the database, e.g. {path.stem}.db")
+    kind = files.not_regular(path)
+    if kind is not None:
+        raise JournalError(f"{path} is not a tabletop journal (it is {kind}): it was left "
+                           f"untouched; give the path of a journal")
+    if not os.path.lexists(path) and not os.path.lexists(log_path):
+        raise JournalError(f"no journal at {path}: no game has been recorded there")
+    if not os.path.lexists(path):
+        raise JournalError(f"{path.name} is missing, but its append-only copy {log_path} is "
+                           f"there: `tabletop check --repair` rebuilds it (nothing was changed)")
+    wal, shm = (Path(f"{path}{side}") for side in store.SIDE_FILES)
+    for side in (wal, shm):
+        if files.not_regular(side) is not None:
+            raise JournalError(f"{side} is {files.not_regular(side)}, not SQLite's file: the "
+                               f"journal was not read; move it away (nothing was changed)")
+    if wal.exists() and not shm.exists():   # reading it would make the -shm: not ours to make
+        raise JournalLocked(f"{path} is locked by another program, or one stopped while "
+                            f"writing it ({wal.name} lies there without {shm.name}): close that "
+                            f"program, or run `tabletop check --repair` (nothing was changed)")
+    try:
+        head = files.read_head(path, len(store.SQLITE_MAGIC))
+    except OSError as error:
+        raise JournalError(f"cannot read {path}: {error.strerror}") from None
+    if head != store.SQLITE_MAGIC:
+        raise _not_a_journal(path, log_path, "it is an empty file" if not head
+                             else "it is not a SQLite database")
+
+
+def _not_a_journal(path: Path, log_path: Path, why: str) -> JournalError:
+    """Refusing a file that is no journal, or a damaged one whose copy can rebuild it."""
+    held = len(store.scan_log(log_path).records) if not files.not_regular(log_path) else 0
+    if held:
+        return JournalError(f"{path} cannot be read as a journal ({why}), but its append-only "
+                            f"copy {log_path.name} holds {held} records: `tabletop check "
+                            f"--repair` rebuilds it from there (nothing was changed)")
+    return JournalError(f"{path} is not a tabletop journal ({why}): it was left untouched; "
+                        f"give the path of a journal")
 
 
 def _as_action(action: Action | Mapping[str, Any] | str) -> Action:

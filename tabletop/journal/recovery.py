@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +44,8 @@ from typing import Callable, Mapping
 from tabletop.journal.store import (DB_ERRORS, SCHEMA_VERSION, SIDE_FILES, DbScan, LogScan, Record,
                               connect, create_schema, fsync_dir, insert_record, locked,
                               locked_error, newer_version_error, scan_db, scan_log, write_log)
+
+from tabletop.journal.files import open_private
 
 Describe = Callable[[sqlite3.Connection, int, list[Record]], None]
 
@@ -186,7 +189,8 @@ def recover(db_path: Path, log_path: Path, describe: Describe,
     # may have been confirmed, damaged lines may have held steps nobody else holds.
     cut = bool(log.torn) and log.regular      # its end cut off (or only its line end lost)
     damaged = [number for number in log.bad if number > 1]
-    fresh = not (db.exists or db.leftovers or log.whole_size or log.torn)
+    # An empty database file beside no copy was made and never written: a new journal.
+    fresh = not ((db.exists and not db.empty) or db.leftovers or log.whole_size or log.torn)
     certain = fresh or plan.db_whole or (log.whole_size > 0 and not cut and not damaged)
     if plan.db_problem:
         _rebuild_db(db_path, db, plan, report, stamp, log_path.name, describe, not certain)
@@ -209,6 +213,36 @@ def recover(db_path: Path, log_path: Path, describe: Describe,
     return report
 
 
+def inspect(db_path: Path, log_path: Path, timeout: float = 5.0) -> tuple[list[str], Plan]:
+    """What :func:`recover` would find, found without changing anything (``tabletop check``).
+
+    Both copies are read as they are (nothing is made, moved or written); the findings
+    are sentences, none when both copies hold every record whole and agree.
+    """
+    log = scan_log(log_path)
+    if log.version is not None and log.version > SCHEMA_VERSION:
+        raise newer_version_error(log_path, log.version)
+    db = scan_db(db_path, timeout, readonly=True)
+    plan = reconcile(db, log, db_path.name, log_path.name)
+    found = []
+    if plan.db_problem:
+        found.append(f"{db_path.name} {plan.db_problem}: repairing rebuilds it from the records "
+                     f"whose checksums hold")
+    for record in plan.catch_up:
+        found.append(f"game {record.game}: step no. {record.seq} is in {log_path.name} but not "
+                     f"yet in {db_path.name} (a program stopped while saving it, or is saving "
+                     f"it now)")
+    if log.torn and log.regular:
+        found.append(f"{log_path.name} ends in an unfinished line "
+                     f"({_count(len(log.torn), 'byte')})")
+    if plan.log_problem not in (None, "new"):
+        found.append(f"{log_path.name} {plan.log_problem}: repairing rewrites it")
+    for game, seqs in plan.lost.items():
+        found.append(f"game {game}: {_count(len(seqs), 'confirmed step')} (from no. {seqs[0]}) "
+                     f"damaged in both {db_path.name} and {log_path.name}: they cannot be restored")
+    return found, plan
+
+
 def _doubt(db_name: str, log_name: str, log: LogScan, damaged: list[int]) -> str:
     """What may have been lost when neither copy is whole."""
     what = []
@@ -226,19 +260,25 @@ def _doubt(db_name: str, log_name: str, log: LogScan, damaged: list[int]) -> str
 
 def _rebuild_db(path: Path, db: DbScan, plan: Plan, report: RecoveryReport, stamp: str,
                 log_name: str, describe: Describe, unsure: bool) -> None:
-    temporary = path.with_name(path.name + ".rebuild")
-    _remove(temporary)
-    conn = connect(temporary)
+    # A fresh name (mkstemp: made by us, 0600, never a planted link), then renamed into place.
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".rebuild")
+    os.close(fd)
+    temporary = Path(name)
     try:
-        create_schema(conn)
-        conn.execute("BEGIN")
-        for game, records in plan.games.items():
-            for record in records:
-                insert_record(conn, record)
-            describe(conn, game, records)
-        conn.execute("COMMIT")
-    finally:
-        conn.close()
+        conn = connect(temporary)
+        try:
+            create_schema(conn)
+            conn.execute("BEGIN")
+            for game, records in plan.games.items():
+                for record in records:
+                    insert_record(conn, record)
+                describe(conn, game, records)
+            conn.execute("COMMIT")
+        finally:
+            conn.close()
+    except BaseException:
+        _remove(temporary)
+        raise
     what = f"{path.name} {plan.db_problem}"
     if db.exists or db.leftovers:
         # A -wal left without its database would be replayed into the rebuilt one: aside too.
@@ -292,13 +332,14 @@ def _repair_log(path: Path, log: LogScan, plan: Plan, report: RecoveryReport, st
             f"{path.name}'s last line had lost its line end; its record is whole (its checksum "
             f"holds) and is kept")
         if plan.log_problem is None:
-            with open(path, "ab") as handle:
-                handle.write(b"\n")
-                handle.flush()
-                os.fsync(handle.fileno())
+            fd = open_private(path, os.O_WRONLY | os.O_APPEND)
+            try:
+                os.write(fd, b"\n")
+                os.fsync(fd)
+            finally:
+                os.close(fd)
     elif log.torn and log.regular:
-        torn = path.with_name(f"{path.name}.torn-{stamp}")
-        torn.write_bytes(log.torn)
+        torn = _write_new(path.with_name(f"{path.name}.torn-{stamp}"), log.torn)
         report.kept.append(torn)
         if certain:
             report.messages.append(
@@ -310,9 +351,12 @@ def _repair_log(path: Path, log: LogScan, plan: Plan, report: RecoveryReport, st
                 f"{path.name} ended in an unfinished line ({_count(len(log.torn), 'byte')}); "
                 f"it is kept as {torn.name}")
         if plan.log_problem is None:
-            with open(path, "r+b") as handle:
-                handle.truncate(log.whole_size)
-                os.fsync(handle.fileno())
+            fd = open_private(path, os.O_WRONLY)
+            try:
+                os.ftruncate(fd, log.whole_size)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
     if plan.log_problem is None:
         return
     if plan.log_problem != "new":
@@ -328,13 +372,31 @@ def _repair_log(path: Path, log: LogScan, plan: Plan, report: RecoveryReport, st
 def _set_aside(path: Path, stamp: str) -> Path:
     """Move a damaged file (and a database's -wal and -shm files) out of the way."""
     aside, number = path.with_name(f"{path.name}.damaged-{stamp}"), 1
-    while any(os.path.exists(str(aside) + suffix) for suffix in ("",) + SIDE_FILES):
+    while any(os.path.lexists(str(aside) + suffix) for suffix in ("",) + SIDE_FILES):
         number += 1
         aside = path.with_name(f"{path.name}.damaged-{stamp}-{number}")
     for suffix in ("",) + SIDE_FILES:
-        if os.path.exists(str(path) + suffix):
+        if os.path.lexists(str(path) + suffix):
             os.replace(str(path) + suffix, str(aside) + suffix)
     return aside
+
+
+def _write_new(path: Path, data: bytes) -> Path:
+    """``data`` in a new file (0600) at ``path``, or ``path-2``, ...: never over a file or a link."""
+    wanted, number = path, 1
+    while True:
+        try:
+            fd = open_private(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+            break
+        except FileExistsError:
+            number += 1
+            path = wanted.with_name(f"{wanted.name}-{number}")
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return path
 
 
 def _remove(path: Path) -> None:

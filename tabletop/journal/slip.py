@@ -19,14 +19,17 @@ was changed, added or removed.
 
 from __future__ import annotations
 
+import base64
 import copy
 import hashlib
 import hmac
 import json
 import os
 import secrets
+import stat
 import textwrap
 import unicodedata
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Mapping
@@ -39,7 +42,16 @@ SLIP_FORMAT = 1
 ALGORITHM = "HMAC-SHA256"
 KEY_FILE = "slip.key"
 COLUMNS = 32
+#: What a slip's QR code text begins with (see qr_payload).
+QR_PREFIX = "TTSLIP1:"
+MIN_COLUMNS, MAX_COLUMNS = 16, 200
 FIELD_MAC_HEX = 32   # each field's HMAC, truncated to 128 bits; the whole slip's is complete
+MAX_KEY_BYTES = 4096
+#: A slip of 6 players is a few kilobytes: anything much larger is not one.
+MAX_SLIP_BYTES = 1 << 20
+#: A slip nests four deep (players, a player, bonuses, a chain): deeper is not a slip,
+#: and would take Python's recursion (JSON, signing) to its limit.
+MAX_SLIP_DEPTH = 16
 
 
 # -- the key -------------------------------------------------------------------------
@@ -49,9 +61,6 @@ def table_key(data_dir: str | Path) -> bytes:
     path = Path(data_dir) / KEY_FILE
     if not path.exists():
         _create_key(path)
-    if os.name == "posix" and path.stat().st_mode & 0o077:
-        raise SlipError(f"{path} can be read by other users: the table's key must be private "
-                        f"(chmod 600 {path})")
     return load_key(path)
 
 
@@ -90,17 +99,56 @@ def _create_key(path: Path) -> None:
 
 
 def load_key(path: str | Path) -> bytes:
-    """A key file's key: hexadecimal digits, 32 bytes or more."""
+    """A key file's key: hexadecimal digits, 32 bytes or more, in a file only its owner reads.
+
+    Whether it is the data folder's key or one named with ``--key``: a key others can
+    read lets them sign slips of games never played.
+    """
     try:
-        text = Path(path).read_text(encoding="ascii").strip()
+        text = read_regular(path, MAX_KEY_BYTES, "the key", private=True).decode("ascii").strip()
         key = bytes.fromhex(text)
-    except OSError as error:
-        raise SlipError(f"cannot read the key {path}: {error.strerror}") from None
     except (UnicodeDecodeError, ValueError):
         raise SlipError(f"{path} is not a slip key (it holds 64 hexadecimal digits)") from None
     if len(key) < 16:
         raise SlipError(f"{path} is too short to be a slip key")
     return key
+
+
+def read_regular(path: str | Path, limit: int, what: str, private: bool = False) -> bytes:
+    """The bytes of the regular file at ``path``, at most ``limit`` of them; SlipError if not.
+
+    Opened without blocking and checked before reading: a FIFO or a device named as a
+    slip or a key would otherwise hang the command or read without end. ``private``:
+    refused if others may read it (``chmod 600``).
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError as error:
+        raise SlipError(f"cannot read {what} {path}: {error.strerror}") from None
+    try:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            raise SlipError(f"cannot read {what} {path}: not a regular file")
+        if private and os.name == "posix" and status.st_mode & 0o077:
+            raise SlipError(f"{path} can be read by other users: the table's key must be private "
+                            f"(chmod 600 {path})")
+        if status.st_size > limit:
+            raise SlipError(f"{path} is too large to be {what} ({status.st_size:,} bytes; "
+                            f"at most {limit:,})")
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, limit + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as error:
+        raise SlipError(f"cannot read {what} {path}: {error.strerror}") from None
+    finally:
+        os.close(fd)
+    if size > limit:   # it grew while being read
+        raise SlipError(f"{path} is too large to be {what} (more than {limit:,} bytes)")
+    return b"".join(chunks)
 
 
 def key_id(key: bytes) -> str:
@@ -134,6 +182,10 @@ def slip_data(info: Any, lines: list[str]) -> dict[str, Any]:
         "currency": rules.currency, "currency_after": rules.currency_after,
         "actions": len(lines) - 1,
         "script_sha256": hashlib.sha256(script.encode("utf-8")).hexdigest(),
+        # The rules the result was worked out by (a rule file's text is recorded with its
+        # game): two slips of one script under different rules differ here. Slips made
+        # before this field verify as they did (a field is signed only if present).
+        "rules_sha256": rules.sha256,
         "players": [{"rank": rank, "name": game.names[seat], "seat": seat + 1,
                      "cash": game.cash[seat], **by_seat[seat]}
                     for seat, rank in game.standings],
@@ -201,24 +253,27 @@ class Verification:
 
 
 def verify(slip: Any, key: bytes) -> Verification:
-    """Check a slip's signature under ``key``, naming each field that was changed."""
+    """Check a slip's signature under ``key``, naming each field that was changed.
+
+    A slip read from its QR code carries the whole slip's signature only
+    (:func:`qr_payload`): it is valid or not, and which field changed cannot be said.
+    """
     signature = slip.get("signature") if isinstance(slip, dict) else None
-    if not isinstance(signature, dict) or not isinstance(signature.get("fields"), dict) \
+    if not isinstance(signature, dict) or not isinstance(signature.get("fields", {}), dict) \
             or not isinstance(signature.get("slip"), str):
         return Verification(["the slip has no signature (or its signature block is malformed)"])
     if signature.get("algorithm") != ALGORITHM:
-        return Verification([f"unknown signature algorithm {signature.get('algorithm')!r}"])
+        return Verification([f"unknown signature algorithm {_shown(repr(signature.get('algorithm')))}"])
     body = {name: value for name, value in slip.items() if name != "signature"}
     if _same(_mac(key, body), signature["slip"]):
         return Verification()
+    if not signature.get("fields"):
+        return Verification([_unnamed(signature, body, key)])
     present = dict(fields(body))
     ours = any(isinstance(mac, str) and _same(_field_mac(key, path, present[path]), mac)
                for path, mac in signature["fields"].items() if path in present)
     if not ours:
-        # Not one field's HMAC holds under this key: the slip was signed with another one
-        # (its key_id, a hint only, may have been changed as well).
-        return Verification([f"the slip was signed with another key (key id "
-                             f"{signature.get('key_id')}; this key's id is {key_id(key)})"])
+        return Verification([_not_ours(signature, key)])
     problems = _changed_fields(body, signature["fields"], key)
     if not problems:
         listed = signature.get("field_list")
@@ -227,6 +282,77 @@ def verify(slip: Any, key: bytes) -> Verification:
         else:
             problems.append("the signature itself was changed")
     return Verification(problems)
+
+
+def _not_ours(signature: Mapping[str, Any], key: bytes) -> str:
+    """Why not one field's HMAC holds under ``key``: another key, or the signature replaced.
+
+    The slip's ``key_id`` is a hint only (it may have been changed as well).
+    """
+    named, mine = _shown(signature.get("key_id")), key_id(key)
+    if named == mine:
+        return (f"not one field of the slip matches its signature, although the slip names "
+                f"this key (key id {mine}): the signature was replaced or forged")
+    return f"the slip was signed with another key (key id {named}; this key's id is {mine})"
+
+
+def _unnamed(signature: Mapping[str, Any], body: dict[str, Any], key: bytes) -> str:
+    """Why a slip without per-field HMACs fails: its QR form, or those HMACs were removed."""
+    named, mine = _shown(signature.get("key_id")), key_id(key)
+    whose = (f"the slip names this key (key id {mine})" if named == mine else
+             f"the slip names key id {named}; this key's id is {mine}")
+    if "fields" not in signature:
+        return (f"the slip does not match its signature: it was changed after it was signed, "
+                f"or signed with another key ({whose}); a slip read from its QR code has one "
+                f"signature for the whole slip, so the changed field cannot be named: compare "
+                f"it with the printed slip")
+    listed = signature.get("field_list")
+    if isinstance(listed, str) and _same(_mac(key, sorted(dict(fields(body)))), listed):
+        return ("the slip's signed fields were removed from its signature, and a field's value "
+                "was changed (the slip was signed with this key)")
+    return (f"the slip's signed fields were removed from its signature, and the slip does not "
+            f"match the rest of it: it was changed after it was signed, or signed with another "
+            f"key ({whose})")
+
+
+def qr_payload(slip: Mapping[str, Any]) -> str:
+    """The text of a signed slip's QR code: :data:`QR_PREFIX`, then the slip with its
+    whole-slip signature only, compressed (raw DEFLATE) in URL-safe base64.
+
+    The per-field HMACs, and the slip's JSON as it is (2 kB for six players), would not
+    fit a QR code a 58 mm printer can print; the whole slip's HMAC covers every field.
+    :func:`read_slip` reads this text back from a file, :func:`verify` checks it.
+
+    >>> text = qr_payload(sign({"game": 3}, bytes(32)))
+    >>> text.startswith(QR_PREFIX), str(verify(slip_from_qr(text), bytes(32)))
+    (True, 'valid')
+    """
+    signature = slip.get("signature")
+    if not isinstance(signature, dict):
+        raise SlipError("the slip is not signed: it has no QR code")
+    body = {name: value for name, value in slip.items() if name != "signature"}
+    body["signature"] = {name: signature[name] for name in ("algorithm", "key_id", "slip")
+                         if name in signature}
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15)
+    packed = packer.compress(canonical(body)) + packer.flush()
+    return QR_PREFIX + base64.urlsafe_b64encode(packed).decode("ascii").rstrip("=")
+
+
+def slip_from_qr(text: str) -> Any:
+    """The slip in a QR code's text (:func:`qr_payload`), as JSON values; SlipError if not one."""
+    code = "".join(text.split())[len(QR_PREFIX):]   # a printed copy may be cut into lines
+    try:
+        packed = base64.urlsafe_b64decode(code + "=" * (-len(code) % 4))
+        unpacker = zlib.decompressobj(-15)
+        raw = unpacker.decompress(packed, MAX_SLIP_BYTES)
+    except (ValueError, zlib.error):
+        raise SlipError("the QR code's text is damaged (a character is missing or wrong)") from None
+    if unpacker.unconsumed_tail or not unpacker.eof:
+        raise SlipError("the QR code's text is damaged or holds more than a slip")
+    try:
+        return _parse(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise SlipError("the QR code's text is damaged (not a slip)") from None
 
 
 def _same(mine: str, given: str) -> bool:
@@ -239,27 +365,103 @@ def _changed_fields(body: dict[str, Any], signed: Mapping[str, Any], key: bytes)
     for path, value in present.items():
         mac = signed.get(path)
         if not isinstance(mac, str):
-            problems.append(f"field {path} was added")
+            problems.append(f"field {_shown(path, 80)} was added")
         elif not _same(_field_mac(key, path, value), mac):
-            problems.append(f"field {path} was changed")
-    problems += [f"field {path} was removed" for path in signed if path not in present]
+            problems.append(f"field {_shown(path, 80)} was changed")
+    problems += [f"field {_shown(path, 80)} was removed" for path in signed if path not in present]
     return problems
 
 
 def read_slip(path: str | Path) -> dict[str, Any]:
-    """A slip file's JSON; SlipError if it cannot be read."""
+    """A slip file's JSON; SlipError if it cannot be read.
+
+    The file may hold the slip's JSON as ``tabletop slip`` writes it, or the text of its
+    QR code (:func:`qr_payload`) as a phone's or a scanner's QR reader gives it.
+    """
+    return parse_slip(read_regular(path, MAX_SLIP_BYTES, "the slip"), str(path))
+
+
+def parse_slip(raw: bytes, path: str) -> dict[str, Any]:
+    """A slip from a file's bytes (JSON, or its QR code's text); ``path`` names the file."""
+    if len(raw) > MAX_SLIP_BYTES:
+        raise SlipError(f"{path} is too large to be a slip (more than {MAX_SLIP_BYTES:,} bytes)")
     try:
-        slip = json.loads(Path(path).read_text(encoding="utf-8"), object_pairs_hook=_unique)
-    except OSError as error:
-        raise SlipError(f"cannot read {path}: {error.strerror}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise SlipError(f"{path} is not a slip (not JSON: {error})") from None
+        text = raw.decode("utf-8-sig")
+        slip = slip_from_qr(text) if text.lstrip().startswith(QR_PREFIX) else _parse(text)
+    except SlipError as error:
+        raise SlipError(f"{path}: {error}") from None
     except _Twice as error:
-        raise SlipError(f"{path} is not a valid slip: field {error} is given twice (readers "
-                        f"would disagree on its value)") from None
+        raise SlipError(f"{path} is not a valid slip: field {_shown(error)} is given twice "
+                        f"(readers would disagree on its value)") from None
+    except UnicodeDecodeError as error:
+        raise SlipError(f"{path} is not a slip (not UTF-8 text: byte {error.start})") from None
+    except json.JSONDecodeError as error:
+        raise SlipError(f"{path} is not a slip (not JSON: {error})") from None
+    except RecursionError:
+        raise SlipError(f"{path} is not a slip (nested deeper than any slip)") from None
+    except _NotANumber as error:
+        raise SlipError(f"{path} is not a slip ({error})") from None
+    except ValueError:   # Python reads no integer of more than 4,300 digits
+        raise SlipError(f"{path} is not a slip (it holds a number of thousands of digits)") from None
     if not isinstance(slip, dict):
         raise SlipError(f"{path} is not a slip (a JSON object is expected)")
+    if _depth(slip) > MAX_SLIP_DEPTH:
+        raise SlipError(f"{path} is not a slip (nested deeper than any slip)")
     return slip
+
+
+def _parse(text: str) -> Any:
+    """JSON, or the QR code's text as a receipt prints it: cut into lines (joined again)."""
+    try:
+        return json.loads(text, object_pairs_hook=_unique, parse_constant=_no_constant)
+    except json.JSONDecodeError:
+        lines = text.strip().splitlines()
+        if len(lines) < 2:
+            raise
+        try:
+            return json.loads("".join(lines), object_pairs_hook=_unique,
+                              parse_constant=_no_constant)
+        except json.JSONDecodeError:
+            pass
+        raise
+
+
+class _NotANumber(ValueError):
+    """NaN or Infinity: JSON has no such numbers, though Python's reader takes them."""
+
+
+def _no_constant(name: str) -> None:
+    raise _NotANumber(f"{name} is not a number a slip holds")
+
+
+def _depth(value: Any) -> int:
+    """How deep objects and lists nest in ``value`` (counted without recursion).
+
+    >>> _depth({"a": [1, {"b": 2}]}), _depth(3)
+    (3, 0)
+    """
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, depth + 1)
+            if deepest > MAX_SLIP_DEPTH:
+                break
+            stack.extend((inner, depth + 1) for inner in
+                         (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
+def _shown(value: Any, limit: int = 40) -> str:
+    """``value`` for a message: as it is if short and printable, else quoted and cut short.
+
+    >>> _shown("cash"), _shown("a\\nb"), _shown("x" * 50)[-3:]
+    ('cash', "'a\\\\nb'", "x'…")
+    """
+    text = str(value)
+    if text.isprintable() and len(text) <= limit:
+        return text
+    return repr(text[:limit]) + ("…" if len(text) > limit else "")
 
 
 class _Twice(ValueError):
@@ -287,17 +489,35 @@ def width(text: str) -> int:
 
 
 def _fit(text: str, columns: int) -> list[str]:
-    """``text`` broken into lines of at most ``columns`` columns."""
+    """``text`` broken into lines of at most ``columns`` columns (2 at least: a wide
+    character takes two), every line holding one character at least.
+
+    >>> _fit("李小龍 Bob", 3)
+    ['李', '小', '龍', 'Bob']
+    """
+    columns = max(columns, 2)
     lines = []
     for line in textwrap.wrap(text, columns, break_long_words=True) or [""]:
         while width(line) > columns:
-            cut = len(line)
-            while width(line[:cut]) > columns:
-                cut -= 1
+            cut = _cut(line, columns)
             lines.append(line[:cut])
             line = line[cut:]
         lines.append(line)
     return lines
+
+
+def _cut(line: str, columns: int) -> int:
+    """How many of ``line``'s characters fit ``columns`` columns; one at least.
+
+    >>> _cut("ab李c", 3), _cut("李", 1)
+    (2, 1)
+    """
+    used = 0
+    for index, character in enumerate(line):
+        used += width(character)
+        if used > columns:
+            return max(index, 1)
+    return len(line)
 
 
 def _row(left: str, right: str, columns: int) -> list[str]:
@@ -308,8 +528,16 @@ def _row(left: str, right: str, columns: int) -> list[str]:
                                   for line in _fit(right, columns)]
 
 
-def slip_text(slip: Mapping[str, Any], columns: int = COLUMNS) -> str:
-    """The slip for a receipt printer: every line at most ``columns`` columns."""
+def slip_text(slip: Mapping[str, Any], columns: int = COLUMNS, qr_text: bool = False) -> str:
+    """The slip for a receipt printer: every line at most ``columns`` columns.
+
+    Each player's line names the seat too: a printer that cannot print a name
+    (``???``) still tells the players apart. ``qr_text``: end with the text of the
+    slip's QR code (:func:`qr_payload`), which ``tabletop verify`` reads from a file.
+    """
+    if not MIN_COLUMNS <= columns <= MAX_COLUMNS:
+        raise SlipError(f"a receipt of {columns} columns cannot hold a slip "
+                        f"({MIN_COLUMNS} to {MAX_COLUMNS})")
     def money(amount: int) -> str:
         unit = slip.get("currency", "")
         return f"{amount:,}{unit}" if slip.get("currency_after") else f"{unit}{amount:,}"
@@ -324,7 +552,8 @@ def slip_text(slip: Mapping[str, Any], columns: int = COLUMNS) -> str:
     out += _row("Actions", str(slip.get("actions", "")), columns)
     out.append(thin)
     for player in slip.get("players", []):
-        out += _row(f"{player['rank']}. {player['name']}", money(player["cash"]), columns)
+        seat = f" (seat {player['seat']})" if "seat" in player else ""
+        out += _row(f"{player['rank']}. {player['name']}{seat}", money(player["cash"]), columns)
         for label, part in (("bonus", "bonuses"), ("sold", "sales")):
             for chain, amount in player.get(part, {}).items():
                 out += _row(f"  {label} {chain}", money(amount), columns)
@@ -336,8 +565,24 @@ def slip_text(slip: Mapping[str, Any], columns: int = COLUMNS) -> str:
         out += [thin] + _fit(f"{signature.get('algorithm')} key {signature.get('key_id')}", columns)
         mac = str(signature.get("slip", ""))
         out += [mac[i:i + columns] for i in range(0, len(mac), columns)]
+        if qr_text:
+            out += [thin, "QR code text:"] + _chunks(qr_payload(slip), columns)
     out.append(rule)
     return "\n".join(out) + "\n"
+
+
+def _chunks(text: str, columns: int) -> list[str]:
+    """``text`` cut into lines of ``columns`` columns, every character kept (no wrapping).
+
+    >>> _chunks('{"a":"李李"}', 5)
+    ['{"a":', '"李李', '"}']
+    """
+    lines = []
+    while text:
+        cut = _cut(text, columns)
+        lines.append(text[:cut])
+        text = text[cut:]
+    return lines
 
 
 def _when(stamp: Any) -> str:

@@ -26,6 +26,7 @@ import json
 import os
 import sqlite3
 import stat
+import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -33,6 +34,8 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from tabletop.errors import JournalError, JournalLocked
+from tabletop.journal.files import (CLOEXEC, NOFOLLOW, NONBLOCK, create_private, not_regular,
+                                    read_head, remove_quietly)
 
 #: The database's ``user_version`` and the copy's header version this code writes and reads.
 SCHEMA_VERSION = 1
@@ -146,14 +149,39 @@ def _text(value: Any) -> bool:
 # -- the database ---------------------------------------------------------------
 
 def connect(path: Path, timeout: float = 5.0, readonly: bool = False) -> sqlite3.Connection:
-    """A connection in autocommit mode with the journal's settings (WAL, synchronous=FULL)."""
+    """A connection in autocommit mode with the journal's settings (WAL, synchronous=FULL).
+
+    ``readonly``: see :func:`connect_reader` (nothing is created or written). Otherwise a
+    missing database is first made, empty, readable by its owner only (SQLite gives its
+    ``-wal`` and ``-shm`` files the database's mode).
+    """
+    if readonly:
+        return connect_reader(path, timeout)
+    create_private(path)
     conn = sqlite3.connect(str(path), timeout=timeout, isolation_level=None)
     try:
-        if readonly:
-            conn.execute("PRAGMA query_only = ON")
-        else:
-            conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = FULL")
+    except sqlite3.Error:
+        conn.close()
+        raise
+    return conn
+
+
+def connect_reader(path: Path, timeout: float = 5.0) -> sqlite3.Connection:
+    """A read-only connection that creates, moves and writes no file.
+
+    SQLite opening a WAL database read-only would make its ``-wal`` and ``-shm`` files
+    when they are missing: with both missing no program has the database open, so it
+    is read as an unchanging file. With both there (a program writing it, or stopped
+    while writing), they are read as SQLite shares them between programs.
+    """
+    sides = [os.path.lexists(f"{path}{side}") for side in SIDE_FILES]
+    mode = "mode=ro" if all(sides) else "immutable=1"
+    conn = sqlite3.connect(f"{Path(path).absolute().as_uri()}?{mode}", uri=True,
+                           timeout=timeout, isolation_level=None)
+    try:
+        conn.execute("PRAGMA query_only = ON")
     except sqlite3.Error:
         conn.close()
         raise
@@ -237,6 +265,7 @@ class DbScan:
     listing: list[int] = field(default_factory=list)      # games whose list entry is damaged
     leftovers: list[str] = field(default_factory=list)    # -wal/-shm files without a database
     read: bool = False              # every record and list entry could be read
+    empty: bool = False             # an empty file (made, never written)
 
     @property
     def bad(self) -> list[Record]:
@@ -256,28 +285,31 @@ def locked_error(path: Path, timeout: float) -> JournalLocked:
                          f"other program and open the journal again; nothing was changed")
 
 
-def scan_db(path: Path, timeout: float = 5.0) -> DbScan:
+def scan_db(path: Path, timeout: float = 5.0, readonly: bool = False) -> DbScan:
     """Read every record of the database at ``path``; refuse a newer format.
+
+    ``readonly``: as :func:`connect_reader` reads (no file is made or written).
 
     Whatever SQLite can still read is read, even from a file that fails its
     ``quick_check``: records whose checksums hold are good wherever they come from.
     A database that another program keeps locked longer than ``timeout`` is not
     damaged: JournalLocked, and nothing is touched.
     """
-    if not path.exists():
-        return DbScan(leftovers=[side for side in SIDE_FILES if Path(f"{path}{side}").exists()])
+    if not os.path.lexists(path):
+        return DbScan(leftovers=[side for side in SIDE_FILES if os.path.lexists(f"{path}{side}")])
     scan = DbScan(exists=True)
     try:
-        with open(path, "rb") as handle:
-            header = handle.read(100)
+        header = read_head(path, 100)
     except OSError as error:
         scan.error = error.strerror
         return scan
+    scan.empty = not header
     if header[:16] == SQLITE_MAGIC and not {1, 2} >= set(header[18:20]):
         # Damaged file format bytes: SQLite would open it for reading only, or not at all.
         scan.error = f"its header was damaged (format bytes {header[18]}, {header[19]})"
     try:
-        conn = sqlite3.connect(str(path), timeout=timeout, isolation_level=None)
+        conn = (connect_reader(path, timeout) if readonly else
+                sqlite3.connect(str(path), timeout=timeout, isolation_level=None))
         conn.text_factory = _damaged_text
     except DB_ERRORS as error:
         scan.error = str(error)
@@ -361,7 +393,8 @@ def games_list(conn: sqlite3.Connection) -> list[tuple]:
 def foreign_file(path: Path, log_path: Path, timeout: float = 5.0) -> str | None:
     """Why the file at ``path`` is not a journal to open, check and repair; None if it is one.
 
-    A folder, another program's SQLite database, or a file that is not a
+    A folder, a pipe or a device, another program's SQLite database (tables of
+    other definitions, even if named ``games`` and ``actions``), or a file that is not a
     database at all while no journal copy lies beside it (somebody else's file,
     or one damaged beyond recognition with nothing to rebuild it from) is not
     set aside and replaced: it is left as it is. A missing or empty file is a
@@ -369,30 +402,31 @@ def foreign_file(path: Path, log_path: Path, timeout: float = 5.0) -> str | None
     """
     if path.absolute() == log_path.absolute():
         return f"it would be its own append-only copy: give the database, e.g. {path.stem}.db"
-    if path.is_dir():
-        return "it is a folder"
+    kind = not_regular(path)
+    if kind is not None:
+        return f"it is {kind}"
     if log_path.is_dir():
         return f"{log_path.name}, where its copy would be, is a folder"
     try:
-        if path.stat().st_size == 0:
-            return None
-        with open(path, "rb") as handle:
-            magic = handle.read(len(SQLITE_MAGIC))
+        magic = read_head(path, len(SQLITE_MAGIC))
     except FileNotFoundError:
         return None
     except OSError as error:
         return f"it cannot be read: {error.strerror}"
+    if not magic:
+        return None
     reason = "it is not a SQLite database"
     if magic == SQLITE_MAGIC:
         try:
-            conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=timeout)
+            conn = connect_reader(path, timeout)
             conn.text_factory = _damaged_text
             try:
                 tables = {row[0] for row in conn.execute(
                     "SELECT name FROM sqlite_master WHERE type = 'table'")}
+                ours = not tables or _schema_rows(conn) == expected_schema()
             finally:
                 conn.close()
-            if not tables or {"games", "actions"} <= tables:
+            if ours:
                 return None
             reason = "it is another program's SQLite database"
         except DB_ERRORS as error:
@@ -428,12 +462,13 @@ def header_line() -> str:
 def scan_log(path: Path) -> LogScan:
     """Read the copy at ``path`` (its size as it is now: a writer may be appending)."""
     try:
-        info = os.stat(path)
+        info = os.lstat(path)
     except FileNotFoundError:
         return LogScan()
     if not stat.S_ISREG(info.st_mode):
         return LogScan(exists=True, regular=False)
-    with open(path, "rb") as handle:
+    fd = os.open(path, os.O_RDONLY | NOFOLLOW | NONBLOCK | CLOEXEC)
+    with os.fdopen(fd, "rb") as handle:
         data = handle.read(info.st_size)
     cut = data.rfind(b"\n") + 1
     scan = LogScan(exists=True, torn=data[cut:], whole_size=cut)
@@ -476,7 +511,7 @@ def _header_version(raw: bytes) -> int | None:
 def fsync_dir(folder: Path) -> None:
     """Make a file's creation or renaming durable (where the system allows it)."""
     try:
-        fd = os.open(folder, os.O_RDONLY)
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | CLOEXEC)
         try:
             os.fsync(fd)
         finally:
@@ -492,20 +527,29 @@ def make_folder(folder: Path) -> None:
         missing.append(folder)
         folder = folder.parent
     for made in reversed(missing):
-        made.mkdir(exist_ok=True)
+        made.mkdir(mode=0o700, exist_ok=True)   # the journal refuses a folder others can write
         fsync_dir(made.parent)
 
 
 def write_log(path: Path, records: Iterable[Record]) -> None:
-    """Write a complete copy next to ``path``, fsync it, then put it in place."""
-    temporary = path.with_name(path.name + ".rewrite")
-    with open(temporary, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write(header_line())
-        for record in records:
-            handle.write(record.to_log())
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
+    """Write a complete copy next to ``path``, fsync it, then put it in place.
+
+    The copy is written under a new name no other program can have prepared (a link
+    there would be followed), readable by its owner only, and renamed over ``path``
+    (which replaces a link, never writes through it).
+    """
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".rewrite")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(header_line())
+            for record in records:
+                handle.write(record.to_log())
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        remove_quietly(temporary)
+        raise
     fsync_dir(path.parent)
 
 

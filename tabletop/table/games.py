@@ -22,9 +22,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from tabletop.journal.journal import GameInfo, Journal
 from tabletop.table.assistant import Assistant, Listener

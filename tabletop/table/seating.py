@@ -26,6 +26,7 @@ from typing import Any, Iterable, Mapping
 
 from tabletop.table.assistant import BUTTONS, CONFIRM, NEXT, UNDO
 from tabletop.engine.game import Game
+from tabletop.engine.names import clean_names
 from tabletop.errors import TabletopError
 from tabletop.table.prompts import Option, Prompt
 from tabletop.engine.ruleset import RuleSet, load_rules
@@ -37,7 +38,7 @@ class Seating:
     def __init__(self, rules: RuleSet | str, players: Iterable[str],
                  options: Mapping[str, Any] | None = None, seed: int | None = None) -> None:
         self.rules = rules if isinstance(rules, RuleSet) else load_rules(rules)
-        self.players = list(players)
+        self.players = clean_names(list(players))   # as the game keeps them (NFC), or refused
         self.options = dict(options or {})
         self.seed = seed
         self.geometry = self.rules.geometry_for(self.rules.resolve_options(self.options))

@@ -66,3 +66,52 @@ def test_the_config_command_prints_the_path_and_the_effective_values(tmp_path):
     done = subprocess.run([sys.executable, "-m", "tabletop", "config"], capture_output=True,
                           text=True, env=env, timeout=60)
     assert done.returncode == 2 and "table.name" in done.stderr
+
+
+# -- attacks (issue 22): values of the right type that cannot work ---------------------------
+
+@pytest.mark.parametrize("text, named", [
+    ("[printer]\ncolumns = 1\n", "printer.columns"),        # slip_text looped for ever
+    ("[printer]\ncolumns = 500\n", "printer.columns"),
+    ("[controls]\nhold_time = nan\n", "controls.hold_time"),  # every CONFIRM a long press
+    ("[controls]\nhold_time = inf\n", "controls.hold_time"),
+    ("[controls]\nhold_time = 1e308\n", "controls.hold_time"),
+    ("[controls]\nhold_time = 0.001\n", "controls.hold_time"),
+    ("[camera]\nfps = 100000\n", "camera.fps"),
+    ("[printer]\nbaudrate = 7\n", "printer.baudrate"),
+    ("[table]\noptions = {bonus_mode = 'nope'}\n", "table.options.bonus_mode"),
+    ("[table]\noptions = {no_such_option = 1}\n", "table.options.no_such_option"),
+    ("[table]\noptions = {end_size = [1, {a = 2}]}\n", "table.options.end_size"),
+    ('[table]\nname = "a\\nb"\n', "table.name"),
+    ("[table]\nname = '" + "x" * 100 + "'\n", "table.name"),
+    ('[paths]\ndata = "a\\u0000b"\n', "paths.data"),
+    ("[controls]\npins = {CONFIRM = true}\n", "controls.pins.CONFIRM"),
+    ("[controls]\npins = {NOPE = 5}\n", "controls.pins.NOPE"),
+    ("a = " + "[" * 5000 + "]" * 5000 + "\n", "nested too deeply"),   # RecursionError
+    ("a = " + "7" * 5000 + "\n", "thousands of digits"),
+])
+def test_an_out_of_range_value_is_refused_when_read(tmp_path, text, named):
+    path = tmp_path / "config.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as refused:
+        load_config(path, environ={})
+    assert named in str(refused.value) and str(path) in str(refused.value)
+
+
+def test_in_range_values_and_options_are_kept(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text("[printer]\ncolumns = 48\n[controls]\nhold_time = 0.8\n"
+                    "[table]\noptions = {bonus_mode = 'tycoon'}\n")
+    config = load_config(path, environ={})
+    assert config.values["printer"]["columns"] == 48
+    assert config.values["table"]["options"] == {"bonus_mode": "tycoon"}
+
+
+def test_the_config_command_refuses_nested_toml_without_a_traceback(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text("a = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    env = {**os.environ, "TABLETOP_CONFIG": str(path), "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-m", "tabletop", "config"], capture_output=True,
+                          text=True, env=env, timeout=60)
+    assert done.returncode == 2 and str(path) in done.stderr
+    assert "Traceback" not in done.stderr

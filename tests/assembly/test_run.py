@@ -223,11 +223,12 @@ def test_the_game_is_written_to_the_usb_stick_and_replays_to_the_same_state(tmp_
         stick.mkdir(parents=True)
         message = runner.services.export((str(media),), mounted=lambda folder: folder.name == "STICK")
         game_id = runner.services.game_id
-        assert message == f"game {game_id} written to {stick}"
-        lines = (stick / f"tabletop-game-{game_id}.jsonl").read_text().splitlines()
+        folder = stick / "tabletop-exports"
+        assert message == f"game {game_id} written to STICK ({folder})"
+        lines = (folder / f"tabletop-game-{game_id}.jsonl").read_text().splitlines()
         assert state_json(replay(lines).game) == state_json(runner.loop.desk.game)
-        assert (stick / f"tabletop-game-{game_id}.csv").read_text().startswith("game,player")
-        assert json.loads((stick / f"tabletop-game-{game_id}.json").read_text())
+        assert (folder / f"tabletop-game-{game_id}.csv").read_text().startswith("game,player")
+        assert json.loads((folder / f"tabletop-game-{game_id}.json").read_text())
     finally:
         runner.close()
 
@@ -268,10 +269,11 @@ def test_a_stick_that_cannot_be_written_is_said_and_the_game_goes_on(tmp_path):
         media = tmp_path / "media"
         stick = media / "STICK"
         stick.mkdir(parents=True)
-        (stick / f"tabletop-game-{runner.services.game_id}.json").mkdir()   # a folder where a file goes
+        (stick / "tabletop-exports").write_text("")         # a file where the export's folder goes
         message = runner.services.export((str(media),), mounted=lambda folder: folder.name == "STICK")
-        assert message.startswith(f"the game could not be written to {stick}: ")
-        assert "Is a directory" in message
+        assert message == (f"the game could not be written to {stick}: tabletop-exports on the stick "
+                           "is a link or a file, not a folder; remove it or use another stick")
+        assert (stick / "tabletop-exports").read_text() == ""
     finally:
         runner.close()
 

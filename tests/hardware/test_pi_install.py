@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import configparser
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
+
+from hypothesis import given, settings, strategies as st
 
 from hardware.power import safe_shutdown
 
@@ -28,9 +31,10 @@ def test_install_script_is_valid_bash():
 def test_install_puts_picamera2_inside_a_venv_that_sees_the_system_packages():
     steps = dry_run()
     assert "python3-picamera2" in steps
-    assert "python3 -m venv --system-site-packages /opt/tt/venv" in steps
+    assert "python3 -I -m venv --system-site-packages /opt/tt/venv" in steps
     order = [steps.index(s) for s in ("apt-get install", "venv --system-site-packages",
-                                      "pip install --constraint", "systemctl enable --now")]
+                                      "pip install --constraint", "systemctl enable tabletop",
+                                      "systemctl restart tabletop")]
     assert order == sorted(order)
 
 
@@ -38,8 +42,9 @@ def test_install_holds_numpy_at_the_systems_version_for_the_opencv_wheel():
     import numpy
     steps = dry_run()
     assert f"numpy=={numpy.__version__}" in steps
-    assert "--constraint /opt/tt/constraints.txt" in steps
-    assert "[hardware,ui]" in steps
+    # Written in root's temporary folder, not in $PREFIX (see test_pi_privilege.py).
+    assert "--constraint /tmp/tabletop-install.XXXXXX/constraints.txt" in steps
+    assert "/tmp/tabletop-install.XXXXXX/src[hardware,ui]" in steps
 
 
 def test_install_refuses_to_run_without_root_unless_dry():
@@ -86,8 +91,45 @@ def test_install_names_the_printer_and_panel_by_their_serial_numbers():
 
 def test_sudoers_is_checked_before_it_is_put_in_place():
     steps = dry_run()
-    assert steps.index("visudo -cf /opt/tt/tabletop.sudoers") < \
-        steps.index("install -m 0440 /opt/tt/tabletop.sudoers /etc/sudoers.d/tabletop")
+    checked = "/tmp/tabletop-install.XXXXXX/tabletop.sudoers"
+    assert steps.index(f"visudo -cf {checked}") < steps.index(
+        f"install -m 0440 -o root -g root {checked} /etc/sudoers.d/.tabletop.new && "
+        f"mv -f /etc/sudoers.d/.tabletop.new /etc/sudoers.d/tabletop")
+
+
+def test_install_refuses_a_service_user_or_prefix_that_is_not_a_plain_name():
+    for variable, value in (("SERVICE_USER", "x ALL=(ALL) NOPASSWD: ALL #"),
+                            ("PREFIX", "opt/relative"), ("PREFIX", "/opt/../etc")):
+        env = {**os.environ, "DRY_RUN": "1", "PREFIX": "/opt/tt", variable: value}
+        done = subprocess.run(["bash", str(PI / "install-pi.sh")], capture_output=True,
+                              text=True, env=env, timeout=60)
+        assert done.returncode == 1 and variable in done.stderr, (value, done.stderr)
+        assert done.stdout == ""
+
+
+NAMES = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=40)
+
+
+@settings(max_examples=25, deadline=None)
+@given(user=st.one_of(NAMES, st.from_regex(r"[a-z_][a-z0-9_-]{0,31}", fullmatch=True)),
+       prefix=st.one_of(NAMES, st.from_regex(r"(/[A-Za-z0-9._-]{1,8}){1,3}", fullmatch=True)))
+def test_install_takes_only_plain_names_into_sudoers_and_the_unit(user, prefix):
+    """Whatever SERVICE_USER and PREFIX say: a clean refusal naming the variable, or a name
+    that cannot break out of the sudoers line, the unit or sed (dry run: nothing is done)."""
+    env = {**os.environ, "DRY_RUN": "1", "SERVICE_USER": user, "PREFIX": prefix}
+    user, prefix = user or "tabletop", prefix or "/opt/tabletop"   # empty: the defaults
+    done = subprocess.run(["bash", str(PI / "install-pi.sh")], capture_output=True,
+                          env=env, timeout=60)
+    plain_user = re.fullmatch(r"[a-z_][a-z0-9_-]{0,31}", user)
+    plain_prefix = re.fullmatch(r"(/[A-Za-z0-9._-]+)+", prefix) and not re.search(
+        r"/\.\.?(/|$)", prefix)
+    if plain_user and plain_prefix:
+        assert done.returncode == 0, done.stderr
+    else:
+        assert done.returncode == 1 and done.stdout == b""
+        error = done.stderr.decode(errors="replace")
+        assert error.startswith("install-pi.sh: ") and error.count("\n") == 1
+        assert ("SERVICE_USER=" if not plain_user else "PREFIX=") in error
 
 
 def test_shutdown_closes_the_game_before_the_power_goes(tmp_path):

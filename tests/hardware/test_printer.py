@@ -11,14 +11,8 @@ import tty
 import pytest
 import serial
 
-from hardware.printer import (
-    REPRINT_LINE,
-    ReceiptPrinter,
-    qr_bytes,
-    qr_version,
-    slip_bytes,
-    wrap_text,
-)
+from hardware.escpos import CJK_OFF, CJK_ON, qr_bytes, qr_version, slip_bytes, wrap_text
+from hardware.printer import REPRINT_LINE, ReceiptPrinter
 from hardware.status import FAULT, READY, WAITING, Status
 from serial_helpers import recording_opener, wait_until
 
@@ -181,10 +175,17 @@ def test_qr_module_size_shrinks_until_the_code_fits_384_dots():
         assert (17 + 4 * version) * module_size_of(qr_bytes("x" * n)) <= 384
 
 
+def test_qr_too_wide_at_level_m_falls_back_to_level_l():
+    code = qr_bytes("x" * 1126)  # level M: version 28, 129 * 3 = 387 dots; level L: version 27
+    assert gs_k(3, 0, 49, 69, 48) in code and module_size_of(code) == 3
+    assert gs_k(3, 0, 49, 69, 49) in qr_bytes("x" * 1125)  # M whenever it fits
+    assert qr_version(1465, "L") == 27 and qr_version(1466, "L") == 28
+
+
 def test_qr_too_wide_for_the_paper_is_refused_naming_the_limit():
-    with pytest.raises(ValueError, match=r"384 dots.*1125 bytes"):
-        qr_bytes("x" * 1126)  # version 28: 129 * 3 = 387 dots
-    with pytest.raises(ValueError, match=r"60 dots.*213 bytes"):  # version 10: 57 modules
+    with pytest.raises(ValueError, match=r"384 dots.*1465 bytes"):
+        qr_bytes("x" * 1466)  # level L, version 28: 129 * 3 = 387 dots
+    with pytest.raises(ValueError, match=r"60 dots.*271 bytes"):  # version 10: 57 modules
         qr_bytes("x" * 300, module_size=1, max_dots=60)
     printer = ReceiptPrinter("/dev/nonexistent-printer")
     with pytest.raises(ValueError, match="384 dots"):
@@ -564,3 +565,45 @@ def test_status_before_any_check_and_long_qr_is_refused_up_front():
         printer.print_slip("x", qr="x" * 5000)
     assert printer.pending == []
     printer.close()
+
+
+# -- wide (CJK) names: two columns, the Chinese mode, or ?? --------------------------------
+
+def test_a_printer_without_a_chinese_font_prints_wide_characters_as_two_question_marks():
+    # 李小龍 and 王大明 were both "3. ???", one column short: the amounts did not line up
+    row = "3. 李小龍 (seat 2)       $9,000"
+    assert slip_bytes(row, None)[2:-len(CUT)] == b"3. ?????? (seat 2)       $9,000\n"
+    lines = wrap_text("1. Ann (seat 1)          $9,000\n" + row, 32)
+    assert [len(line) for line in lines] == [31, 31]   # as wide on paper as in the text
+
+
+def test_a_printer_with_a_chinese_font_gets_the_names_in_its_chinese_mode():
+    row = "3. 李小龍 (seat 2)"
+    big5 = slip_bytes(row, None, cjk="big5")[2:-len(CUT)]
+    assert big5 == b"3. " + CJK_ON + "李小龍".encode("big5") + CJK_OFF + b" (seat 2)\n"
+    gb = slip_bytes("王大明 Zoë", None, cjk="gb18030")[2:-len(CUT)]
+    # Chinese mode is left before Zoë: in it, the byte of ë (0x89) would start a character
+    assert gb == CJK_ON + "王大明".encode("gb18030") + CJK_OFF + b" Zo\x89\n"
+    # a wide character the font's encoding lacks stays two columns wide
+    assert slip_bytes("\U0001F600", None, cjk="big5")[2:-len(CUT)] == b"??\n"
+    with pytest.raises(ValueError, match="big5"):
+        ReceiptPrinter("loop://", cjk="shift-jis")
+
+
+def test_wide_lines_wrap_by_display_width():
+    lines = wrap_text("第一张桌子在大厅的窗户旁边第二层楼 Ann", 32, cjk="gb18030")
+    assert lines == ["第一张桌子在大厅的窗户旁边第二层", "楼 Ann"]
+    assert wrap_text("李" * 20, 5) == ["?????"] * 8
+
+
+def test_a_chinese_slip_reaches_the_printer_on_loop_url():
+    opener, ports = recording_opener()
+    printer = ReceiptPrinter("loop://", check_paper=False, cjk="big5", opener=opener)
+    try:
+        job = printer.print_slip("1. 李小龍 (seat 1)  $9,000", qr="TTSLIP1:abc")
+        assert job.wait(5)
+        sent = ports[0].read(ports[0].in_waiting)
+        assert CJK_ON + "李小龍".encode("big5") + CJK_OFF in sent
+        assert b"TTSLIP1:abc" in sent and sent.endswith(CUT)
+    finally:
+        printer.close()

@@ -151,3 +151,58 @@ def test_bad_requests_get_a_clear_message(tmp_path, env):
     assert result.returncode == 2 and "--game" in result.stderr
     result = run(env, "export", "1", "--journal", db, "--out", tmp_path / "no" / "such.csv")
     assert result.returncode == 2 and "cannot write" in result.stderr
+
+
+def renamed(lines: list[str], names: dict[str, str]) -> list[str]:
+    """The game of ``lines`` with its players renamed (seats, start tiles, actions)."""
+    out = []
+    for line in lines:
+        entry = json.loads(line)
+        setup = entry.get("setup")
+        if setup:
+            setup["players"] = [names.get(name, name) for name in setup["players"]]
+            setup["start_tiles"] = {names.get(k, k): v for k, v in setup.get("start_tiles", {}).items()}
+        if "player" in entry:
+            entry["player"] = names.get(entry["player"], entry["player"])
+        out.append(json.dumps(entry, ensure_ascii=False))
+    return out
+
+
+def test_csv_cells_a_spreadsheet_would_run_are_neutralised_and_numbers_stay_numbers(tmp_path, env):
+    db = tmp_path / "journal.db"
+    # A link formula (within the names' 24 columns), a function, names that look like numbers.
+    names = {"A": '=HYPERLINK("x","click")', "B": "@SUM(A1)", "C": "-300", "D": "+1"}
+    game = [json.dumps(x) for x in play_random_game("acquire", list(names), seed=3).script()]
+    journaled(db, game, renamed(game, names))
+    plain, attacked = payout_rows(env, db, 1), payout_rows(env, db, 2)
+    assert len(attacked) == len(plain) > 0
+    assert {row["player"] for row in attacked} == {"'" + name for name in names.values()}
+    for mine, theirs in zip(plain, attacked):
+        assert "'" + names[mine["player"]] == theirs["player"]
+        for column in ("seat", "chain", "kind", "shares", "amount"):
+            assert theirs[column] == mine[column], column       # numbers as they were
+        assert int(theirs["amount"]) > 0 and int(theirs["seat"]) in (1, 2, 3, 4)
+    out = tmp_path / "payouts.csv"
+    result = run(env, "export", "2", "--journal", db, "--format", "csv", "--out", out)
+    assert result.returncode == 0, result.stderr
+    with out.open(newline="", encoding="utf-8") as file:
+        cells = [cell for row in csv.reader(file) for cell in row]
+    assert not [cell for cell in cells if cell[:1] in ("=", "+", "@", "\t", "\r")]
+    assert all(cell[:1] != "-" or cell.lstrip("-").isdigit() for cell in cells)   # only numbers
+
+
+def test_a_carriage_return_in_a_name_cannot_split_a_payout_row(monkeypatch):
+    """The engine refuses line breaks in names, but the CSV must not rely on it: a lone \r
+    (which csv.writer leaves unquoted with "\n" line ends) ends a row for every reader, and
+    the rest of the row became a payout of "game 99"."""
+    from tabletop.journal import export
+
+    forged = "Ann\r99"
+    monkeypatch.setattr(export, "payouts", lambda lines: [
+        export.Payout(forged, 0, "Tower", "bonus", None, 3000),
+        export.Payout("Bob", 1, "Tower", "final_sale", 5, -300)])
+    text = export.to_csv(7, [])
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    assert rows == [list(export.CSV_COLUMNS), ["7", forged, "1", "Tower", "bonus", "", "3000"],
+                    ["7", "Bob", "2", "Tower", "final_sale", "5", "-300"]]
+    assert text.endswith("\n7,Bob,2,Tower,final_sale,5,-300\n")     # other rows as ever

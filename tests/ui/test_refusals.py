@@ -779,7 +779,7 @@ def test_the_results_screen_services(tmp_path, monkeypatch):
         stick = media / "pi" / "STICK"
         stick.mkdir(parents=True)
         said = runner.services.export((str(media),), mounted=lambda folder: folder.name == "STICK")
-        assert say(said, ZH) == f"第 1 局已存到 {stick}"
+        assert say(said, ZH) == f"第 1 局已存到 STICK（{stick / 'tabletop-exports'}）"
         said = runner.services.save_calibration(runner.loop.eyes.calibration)
         assert say(said, ZH) == f"已儲存到 {data / 'calibration.json'}"
         assert chinese(runner.services.shutdown()) == "遊戲已儲存；正在關機"

@@ -247,8 +247,6 @@ def test_every_screen_fits_800x480_and_has_every_glyph(run_app, tmp_path, langua
 
 
 def test_the_results_screen_prints_the_slip_and_shows_a_printer_fault(run_app, tmp_path):
-    import sys
-    from pathlib import Path
 
     from assembly.test_run import _fake_printer, finished_runner
     from ui.app import TableApp

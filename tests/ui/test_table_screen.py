@@ -315,8 +315,6 @@ def test_a_purchase_put_together_with_the_steppers_and_confirmed(run_app, table)
 
 def test_shares_traded_in_with_steppers_pay_for_a_purchase(run_app, tmp_path):
     """MEGAcquire: Ann has 4M and holds 13 Regal (5M); she buys 3 Solon (10M) by trading in 6."""
-    import sys
-    from pathlib import Path
 
     from tabletop import parse_action
 

@@ -1,0 +1,116 @@
+"""The journal's files on the disk: never opened through a link, private, in a folder of our own.
+
+Whoever can write beside the journal could plant a link named like one of its files
+(``journal.db.lock -> /home/ann/thesis.odt``) and have the journal overwrite what it
+points at. So every journal file is opened with ``O_NOFOLLOW`` (a link is refused,
+never followed), made with ``O_EXCL`` or under a fresh ``mkstemp`` name, readable by
+its owner only (0600), and a folder that others can write to is refused. Nothing is
+opened before its kind is known: a pipe would block, some devices act when opened.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+from tabletop.errors import JournalError
+
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+NONBLOCK = getattr(os, "O_NONBLOCK", 0)   # a pipe opened by mistake must not wait for a writer
+CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_KINDS = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISDIR, "a folder"),
+          (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a device"),
+          (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket"))
+
+
+def not_regular(path: Path) -> str | None:
+    """What is at ``path`` when it is not a regular file ("a folder", ...), without opening
+    it; None for a regular file or nothing at all.
+
+    >>> not_regular(Path("/")), not_regular(Path("/no/such/file"))
+    ('a folder', None)
+    """
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        return f"a file that cannot be examined ({error.strerror})"
+    return next((kind for test, kind in _KINDS if test(mode)),
+                None if stat.S_ISREG(mode) else "not a regular file")
+
+
+def read_head(path: Path, size: int) -> bytes:
+    """The first ``size`` bytes of the regular file at ``path`` (OSError if it is none)."""
+    fd = os.open(path, os.O_RDONLY | NOFOLLOW | NONBLOCK | CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        return os.pread(fd, size, 0)
+    finally:
+        os.close(fd)
+
+
+def refuse_links(*paths: Path) -> None:
+    """JournalError if any of ``paths`` is a symbolic link: the journal never writes
+    through one (a planted link would make it overwrite whatever it points at)."""
+    for path in paths:
+        if os.path.islink(path):
+            raise JournalError(
+                f"{path} is a symbolic link (to {os.readlink(path)}): the journal never "
+                f"follows a link, which could make it overwrite another file; nothing was "
+                f"changed: remove the link and try again")
+
+
+def check_folder(folder: Path) -> None:
+    """JournalError unless ``folder`` belongs to us and no one else can write to it.
+
+    Whoever can write beside the journal can plant a link where the journal will write.
+    """
+    if os.name != "posix":
+        return
+    info = os.stat(folder)
+    if info.st_uid != os.geteuid():
+        why, fix = f"it belongs to another user (uid {info.st_uid})", "run as its owner"
+    elif info.st_mode & 0o022:
+        why = f"other users can write to it (mode {stat.filemode(info.st_mode)})"
+        fix = f"chmod go-w {folder}"
+    else:
+        return
+    raise JournalError(f"the journal's folder {folder} is not private: {why}; whoever can "
+                       f"write there could make the journal overwrite another file: {fix}, or "
+                       f"use a folder of your own (nothing was changed)")
+
+
+def open_private(path: Path, flags: int) -> int:
+    """``os.open`` of a journal file: never through a link, made readable by its owner only;
+    a regular file must have no other name (a hard link to another file)."""
+    fd = os.open(path, flags | NOFOLLOW | CLOEXEC, 0o600)
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+            raise OSError(errno.EMLINK, f"{path} has {info.st_nlink} names (hard links): it "
+                          f"may be another file's; nothing was written to it")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def create_private(path: Path) -> bool:
+    """Make an empty file at ``path`` readable by its owner only, unless something is there."""
+    refuse_links(path)
+    try:
+        os.close(open_private(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL))
+    except FileExistsError:
+        return False
+    return True
+
+
+def remove_quietly(path: str | Path) -> None:
+    try:
+        os.remove(path)
+    except FileNotFoundError:
+        pass
