@@ -125,26 +125,52 @@ def _replay(args: argparse.Namespace) -> int:
     if args.script is None:
         print("tabletop: replay needs a script, or --game ID (with --journal DB)", file=sys.stderr)
         return EXIT_ILLEGAL
+    from tabletop.engine.table_script import script_lines
+
     try:
-        if args.script == "-":
-            raw = sys.stdin.buffer.read()
-        else:
-            with open(args.script, "rb") as handle:
-                raw = handle.read()
-        text = raw.decode("utf-8-sig")
+        text = _read_script(args.script).decode("utf-8-sig")
     except OSError as error:
         print(f"tabletop: cannot read {args.script}: {error.strerror}", file=sys.stderr)
+        return EXIT_ILLEGAL
+    except _NotAScript as error:
+        print(f"tabletop: {error}", file=sys.stderr)
         return EXIT_ILLEGAL
     except UnicodeDecodeError as error:
         print(f"tabletop: {args.script} is not UTF-8 text (byte {error.start})", file=sys.stderr)
         return EXIT_ILLEGAL
-    result = replay(text.splitlines(), keep_going=args.keep_going)
+    result = replay(script_lines(text), keep_going=args.keep_going)
     for number, reason in result.errors:
         print(f"line {number}: {reason}", file=sys.stderr)
     if result.game is not None and (args.keep_going or not result.errors):
         state = state_json(result.game)
         print(json.dumps(view(state, args.view) if args.view else state, indent=2))
     return EXIT_ILLEGAL if result.errors else 0
+
+
+class _NotAScript(Exception):
+    """A file ``replay`` will not read (the command line's own: no screen shows it)."""
+
+
+def _read_script(path: str) -> bytes:
+    """A table script's bytes (``-``: standard input); _NotAScript if it cannot be one:
+    not a regular file (a FIFO or /dev/zero would be read for ever) or too large."""
+    import os
+    import stat
+
+    from tabletop.engine.table_script import MAX_SCRIPT
+
+    if path == "-":
+        raw = sys.stdin.buffer.read(MAX_SCRIPT + 1)
+    else:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise _NotAScript(f"cannot read {path}: not a regular file")
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_SCRIPT + 1)
+    if len(raw) > MAX_SCRIPT:
+        where = "standard input" if path == "-" else path
+        raise _NotAScript(f"{where} is too large to be a table script "
+                            f"(more than {MAX_SCRIPT:,} bytes)")
+    return raw
 
 
 def _replay_journal(args: argparse.Namespace) -> int:
@@ -212,7 +238,7 @@ def _export(args: argparse.Namespace) -> int:
 
     with _reading(args.journal) as journal:
         text = export_game(journal, args.game, args.format, args.clean)
-    return _output(text, args.out)
+    return _output(text, args.out, _table_files(journal.path))
 
 
 def _slip(args: argparse.Namespace) -> int:
@@ -224,7 +250,8 @@ def _slip(args: argparse.Namespace) -> int:
         slip = make_slip(journal, args.game, key)
     text = json.dumps(slip, indent=2, ensure_ascii=False) + "\n"
     if args.out:
-        code = _output(text, args.out)
+        keep = _table_files(journal.path) + ([Path(args.key)] if args.key else [])
+        code = _output(text, args.out, keep)
         if code or not args.text:
             return code
     return _output(slip_text(slip) if args.text else text, None)
@@ -255,17 +282,57 @@ def _photo(path: str) -> bool:
     return is_photo(path)
 
 
-def _output(text: str, path: str | None) -> int:
+def _table_files(journal: Path) -> list[Path]:
+    """The files an ``--out`` must never overwrite: the journal's and the table's key."""
+    from tabletop.assembly.config import load_config
+    from tabletop.journal.slip import KEY_FILE
+
+    beside = [Path(f"{journal}{suffix}") for suffix in ("-wal", "-shm", "-journal", ".lock")]
+    return [journal, journal.with_suffix(".log"), *beside, load_config().data_dir / KEY_FILE]
+
+
+def _output(text: str, path: str | None, keep: Sequence[Path] = ()) -> int:
+    """Write ``text`` to ``path`` (standard output without one): a new or a regular file,
+    never through a link, never over one of the files in ``keep`` (the journal, the key)."""
+    import os
+    import stat
+
     if path is None:
         sys.stdout.write(text)
         return 0
     try:
-        with open(path, "w", encoding="utf-8", newline="\n") as handle:
+        status = os.lstat(path)
+    except FileNotFoundError:
+        status = None
+    except OSError as error:
+        print(f"tabletop: cannot write {path}: {error.strerror}", file=sys.stderr)
+        return EXIT_ILLEGAL
+    refusal = None if status is None else \
+        "it is a symbolic link" if stat.S_ISLNK(status.st_mode) else \
+        "it is not a regular file" if not stat.S_ISREG(status.st_mode) else \
+        "it is one of the table's own files (its journal or its key)" \
+        if any(_same(path, other) for other in keep) else None
+    if refusal is not None:
+        print(f"tabletop: will not write {path}: {refusal}; nothing was written", file=sys.stderr)
+        return EXIT_ILLEGAL
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+                     | getattr(os, "O_NONBLOCK", 0), 0o644)
+        with open(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
     except OSError as error:
         print(f"tabletop: cannot write {path}: {error.strerror}", file=sys.stderr)
         return EXIT_ILLEGAL
     return 0
+
+
+def _same(path: str, other: Path) -> bool:
+    import os
+
+    try:
+        return os.path.samefile(path, other)
+    except OSError:
+        return False
 
 
 def _rules(args: argparse.Namespace) -> int:

@@ -84,6 +84,11 @@ def load_config(path: str | Path | None = None,
     path = Path(path) if path is not None else config_path(environ)
     values = copy.deepcopy(DEFAULTS)
     found = path.is_file()
+    if not found and os.path.lexists(path):
+        # A FIFO, a folder or a device named as the configuration: using the defaults instead
+        # would start the table on another journal, its games seemingly gone.
+        raise ConfigError(f"{path} is not a configuration file (not a regular file): name a "
+                          f"TOML file, or remove it to use the defaults")
     if found:
         _overlay(values, _parse(path), path)
     for variable, (section, key) in ENVIRONMENT.items():
@@ -229,6 +234,30 @@ def _check_pins(pins: Mapping[str, Any], where: str) -> None:
                                          and pin.isprintable()):
             raise ConfigError(f"{where}: controls.pins.{role} = {pin!r:.40}: a GPIO number "
                               f"(0 to 53) or a pin name such as \"GPIO17\" is expected")
+    # Two roles on one pin cannot both work (a button wired to the LED's pin reads the light),
+    # also when one of them keeps its default pin; 17, "17", "GPIO17" and "BCM17" are one pin.
+    wired = {role: (pin, f"{role} (its default pin)") for role, pin in DEFAULT_PINS.items()}
+    for role, pin in pins.items():
+        if str(role).upper() in {str(named).upper() for named in pins if named != role}:
+            raise ConfigError(f"{where}: controls.pins names the role {str(role).upper()} twice")
+        wired[str(role).upper()] = (pin, str(role))
+    taken: dict[Any, str] = {}
+    for pin, named in wired.values():
+        if pin is not None and _pin_key(pin) in taken:
+            raise ConfigError(f"{where}: controls.pins: {taken[_pin_key(pin)]} and {named} are "
+                              f"both on {_pin_key(pin)}: give each role a pin of its own")
+        taken[_pin_key(pin)] = named
+
+
+def _pin_key(pin: int | str) -> str:
+    """How a message names ``pin``, the same for every way of writing one BCM pin.
+
+    >>> _pin_key(17), _pin_key("bcm17"), _pin_key("BOARD11")
+    ('GPIO 17', 'GPIO 17', 'pin BOARD11')
+    """
+    text = str(pin).strip().upper()
+    number = text.removeprefix("GPIO").removeprefix("BCM")
+    return f"GPIO {int(number)}" if number.isdecimal() and number.isascii() else f"pin {text}"
 
 
 def _check_options(table: Mapping[str, Any], where: str) -> None:

@@ -45,7 +45,7 @@ class Runner:
         self.config = config
         self.out = out
         self.data = config.data_dir
-        self.data.mkdir(parents=True, exist_ok=True)
+        self.data.mkdir(mode=0o700, parents=True, exist_ok=True)
         name = config.values["table"]["name"]
         journal = Journal.open(self.data / JOURNAL_FILE, table_name=name)
         for message in journal.report.messages:

@@ -72,7 +72,7 @@ def _run(args: argparse.Namespace) -> int:
     from tabletop.assembly.config import load_config
     from tabletop.assembly.runner import main
 
-    players = [name.strip() for name in args.players.split(",")] if args.players else None
+    players = [name.strip(" ") for name in args.players.split(",")] if args.players else None
     try:
         return main(load_config(), players, args.new, args.headless, args.screen)
     except TabletopError:

@@ -7,8 +7,13 @@ and the cash: at most :data:`MAX_COLUMNS` columns, a wide character (李) taking
 two. It may not hold what would break or falsify a listing or a receipt:
 control characters (ESC, tab), line breaks (also U+2028/U+2029), invisible
 formatting characters (U+200B, U+FEFF) and text-direction controls (U+202E
-shows "Ann" reversed and can make two names look alike). Two names that are
-equal once normalised and case-folded (``Ann``, ``ANN``) are one name.
+shows "Ann" reversed and can make two names look alike), private-use and
+unassigned characters (no font shows them the same). A name must show
+something: not only spaces, combining marks and letters that look blank (the
+Hangul fillers, the blank Braille cell), and not start with a combining mark.
+Two names that are equal once normalised and case-folded (``Ann``, ``ANN``) are
+one name, and so are two that differ only in characters nobody sees (a
+variation selector, U+034F): ``A`` and ``A\\ufe0f`` look the same.
 
 >>> clean_name("e\\u0301mile", 1) == "\\u00e9mile"
 True
@@ -17,6 +22,10 @@ Traceback (most recent call last):
 ...
 tabletop.errors.IllegalAction: seat 2: a name may not hold a text-direction control (U+202E)
 >>> clean_names(["Ann", "ANN"])
+Traceback (most recent call last):
+...
+tabletop.errors.IllegalAction: two players have the same name
+>>> clean_names(["A", "A\\ufe0f"])
 Traceback (most recent call last):
 ...
 tabletop.errors.IllegalAction: two players have the same name
@@ -38,6 +47,17 @@ MAX_COLUMNS = 24
 LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85")
 #: Text-direction controls (all of category Cf): named as what they do.
 BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+#: Letters and signs that show as an empty space (fonts draw the Hangul fillers blank):
+#: a name of them alone shows nothing, and in a name they count as a space.
+BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+#: The default-ignorable code points that pass :func:`clean_name` (the others are Cf or
+#: unassigned, refused): drawn as nothing, so two names differing in them look the same.
+#: Variation selectors among them keep an emoji's look ("🎲\ufe0f"): allowed in a name,
+#: ignored when telling two names apart.
+IGNORABLE = frozenset(
+    "\u034f\u17b4\u17b5\u180b\u180c\u180d\u180f"
+    + "".join(map(chr, range(0xFE00, 0xFE10)))
+    + "".join(map(chr, range(0xE0100, 0xE01F0))))
 
 
 def clean_name(text: Any, seat: int) -> str:
@@ -50,13 +70,15 @@ def clean_name(text: Any, seat: int) -> str:
     ...
     tabletop.errors.IllegalAction: seat 3: the name is too long: at most 24 columns fit the screen and the receipt (a wide character such as 李 takes two)
     """
-    if not isinstance(text, str) or not text.strip():
+    if not isinstance(text, str):
         raise IllegalAction("every player needs a name")
     # Checked before normalising: NFC of a huge text is slow, and no long text is a name.
     if len(text) > 4 * MAX_COLUMNS:
         raise _too_long(seat)
+    # Before the blank check: str.strip() takes U+0085 for a space, yet it is a line break.
     for char in text:
         _check_char(char, seat)
+    _check_shows(text, seat)
     name = unicodedata.normalize("NFC", text)
     if columns(name) > MAX_COLUMNS:
         raise _too_long(seat)
@@ -90,13 +112,18 @@ def nfc(name: Any) -> Any:
 
 
 def name_key(name: str) -> str:
-    """What two names must differ in: their NFC case-folded form, spaces collapsed.
+    """What two names must differ in: their NFC case-folded form without the characters
+    drawn as nothing (:data:`IGNORABLE`), blank-looking letters as spaces, spaces collapsed.
 
     >>> name_key(" Émile ") == name_key("e\\u0301MILE")
     True
+    >>> name_key("A\\ufe0f\\u034f"), name_key("Ann\\u3164Lee")
+    ('a', 'ann lee')
     """
-    folded = unicodedata.normalize("NFC", unicodedata.normalize("NFC", name).casefold())
-    return " ".join(folded.split())
+    # Taken out first: between a letter and its accent one would keep NFC from composing them.
+    seen = "".join(char for char in name if char not in IGNORABLE)
+    folded = unicodedata.normalize("NFC", unicodedata.normalize("NFC", seen).casefold())
+    return " ".join("".join(" " if char in BLANK else char for char in folded).split())
 
 
 def columns(name: str) -> int:
@@ -127,6 +154,27 @@ def _check_char(char: str, seat: int) -> None:
         raise IllegalAction(f"seat {seat}: a name may not hold a control character ({code})")
     if category in ("Cf", "Cs"):
         raise IllegalAction(f"seat {seat}: a name may not hold an invisible character ({code})")
+    if category == "Co":
+        raise IllegalAction(f"seat {seat}: a name may not hold a private-use character ({code})")
+    if category == "Cn":   # also the noncharacters (U+FFFF, U+10FFFF)
+        raise IllegalAction(f"seat {seat}: a name may not hold an unassigned character ({code})")
+
+
+def _check_shows(text: str, seat: int) -> None:
+    """Refuse a name that shows nothing, or whose first character is a mark with no letter."""
+    if not text.strip():
+        raise IllegalAction("every player needs a name")
+    if unicodedata.category(text[0])[0] == "M":
+        raise IllegalAction(f"seat {seat}: a name may not start with a combining mark "
+                            f"({code_point(text[0])})")
+    if all(_blank(char) for char in text):
+        first = next(char for char in text if not char.isspace())
+        raise IllegalAction(f"seat {seat}: the name shows nothing ({code_point(first)} looks "
+                            f"blank): every player needs a name that can be seen")
+
+
+def _blank(char: str) -> bool:
+    return char.isspace() or char in BLANK or unicodedata.category(char)[0] == "M"
 
 
 def code_point(char: str) -> str:

@@ -31,6 +31,10 @@ RECORDED_KEYS = ("rules_sha256", "rules_text")
 #: hundred, or up to about twice a recorded rule file (32 KiB of TOML, escaped as JSON),
 #: so a longer line is not a table-script line, and is refused before it is parsed.
 MAX_LINE = 256 * 1024
+#: The largest script read, in bytes: a long game with its rule file recorded is a few
+#: hundred KiB; this leaves room for a file with a monstrous line to be read and that line
+#: refused by number, while /dev/zero on standard input is not read for ever.
+MAX_SCRIPT = 256 * 1024 * 1024
 #: The deepest nesting of objects and lists a line may have (a setup's options nest three).
 MAX_DEPTH = 16
 
@@ -88,6 +92,19 @@ class Replay:
 
     game: Game | None
     errors: list[tuple[int, str]] = field(default_factory=list)
+
+
+def script_lines(text: str) -> list[str]:
+    r"""The lines of a table script: JSON Lines end at ``\n`` (a ``\r`` before it is
+    dropped), never at the other line separators a JSON string may hold (U+2028, U+0085).
+
+    >>> script_lines('{"a": "x\u2028y"}\r\n{"b": 1}\n')
+    ['{"a": "x\u2028y"}', '{"b": 1}']
+    >>> len(script_lines('{"a": "x\u2028y"}\n'))
+    1
+    """
+    lines = [line.removesuffix("\r") for line in text.split("\n")]
+    return lines[:-1] if lines and lines[-1] == "" else lines
 
 
 def replay(lines: Iterable[str], keep_going: bool = False) -> Replay:

@@ -17,6 +17,11 @@ from pathlib import Path
 
 from tabletop.errors import JournalError
 
+try:
+    import fcntl
+except ImportError:        # not on POSIX: no writer lock to look at
+    fcntl = None  # type: ignore[assignment]
+
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 NONBLOCK = getattr(os, "O_NONBLOCK", 0)   # a pipe opened by mistake must not wait for a writer
 CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -40,6 +45,25 @@ def not_regular(path: Path) -> str | None:
         return f"a file that cannot be examined ({error.strerror})"
     return next((kind for test, kind in _KINDS if test(mode)),
                 None if stat.S_ISREG(mode) else "not a regular file")
+
+
+def odd_file(path: Path) -> str | None:
+    """What is wrong with ``path`` as one of the journal's files, without opening it: not a
+    regular file (see :func:`not_regular`), or a regular file with another name too (a hard
+    link: writing it, or letting SQLite write it, would change that other file); None if
+    it is a regular file of one name, or nothing at all.
+
+    >>> odd_file(Path("/")), odd_file(Path("/no/such/file"))
+    ('a folder', None)
+    """
+    kind = not_regular(path)
+    if kind is not None:
+        return kind
+    try:
+        links = os.lstat(path).st_nlink
+    except FileNotFoundError:
+        return None
+    return f"a file with {links} names (hard links): it may be another file's" if links > 1 else None
 
 
 def read_head(path: Path, size: int) -> bytes:
@@ -114,3 +138,34 @@ def remove_quietly(path: str | Path) -> None:
         os.remove(path)
     except FileNotFoundError:
         pass
+
+
+def hold_unless_written(path: Path) -> int | None:
+    """None if a writer holds ``journal.db.lock``; else a descriptor holding our lock shared (so that
+    no writer starts), or -1 when there is no lock file (no writer ever made one)."""
+    lock = Path(f"{path}.lock")
+    if fcntl is None:
+        return -1
+    fd = -1
+    if os.path.lexists(lock):
+        fd = os.open(lock, os.O_RDONLY | NOFOLLOW | NONBLOCK | CLOEXEC)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            return None
+    return fd
+
+
+def copy_private(source: Path, target: Path) -> None:
+    """Copy a regular file, never through a link, into a new file readable by us only."""
+    fd = os.open(source, os.O_RDONLY | NOFOLLOW | NONBLOCK | CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, f"{source.name} is not a regular file")
+        out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | CLOEXEC, 0o600)
+        with os.fdopen(out, "wb") as handle:
+            while chunk := os.read(fd, 1 << 20):
+                handle.write(chunk)
+    finally:
+        os.close(fd)

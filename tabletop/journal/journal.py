@@ -512,16 +512,31 @@ _REPAIR = ("`tabletop check --repair` restores it from {}, as the table does whe
            "opens the journal")
 
 
-def _refuse_odd_files(path: Path, log_path: Path) -> None:
-    """JournalError before anything is opened if a journal file is a link, or SQLite's side
-    files or the lock are not regular files (a device there would be written to)."""
-    lock = path.with_name(path.name + ".lock")
-    files.refuse_links(path, log_path, lock, *(Path(f"{path}{side}") for side in store.SIDE_FILES))
-    for other in (lock, *(Path(f"{path}{side}") for side in store.SIDE_FILES)):
-        kind = files.not_regular(other)
-        if kind is not None:
-            raise JournalError(f"{other} is {kind}, not a file of the journal: nothing was "
-                               f"changed; move it away and open the journal again")
+def _journal_files(path: Path, log_path: Path) -> list[Path]:
+    """Every file of the journal at ``path``: the database, SQLite's files beside it, the
+    append-only copy and the writer's lock."""
+    return [path, *(Path(f"{path}{side}") for side in store.GUARDED_SIDES), log_path,
+            path.with_name(path.name + ".lock")]
+
+
+def _refuse_odd_files(path: Path, log_path: Path, done: str = "opened") -> None:
+    """JournalError before anything is opened if a journal file is a link, a file of several
+    names (writing it would change another file too) or, beside the database, not a regular
+    file (a device there would be written to, a pipe would block). A database that is no
+    file at all is :func:`store.foreign_file`'s to describe; the copy may be a device or a
+    pipe, written to and never replaced, but never a link or a file of several names."""
+    files.refuse_links(*_journal_files(path, log_path))
+    for other in _journal_files(path, log_path):
+        kind = files.odd_file(other)
+        if kind is None or (other == path and files.not_regular(path)):
+            continue
+        if other != log_path or "names" in kind:
+            raise _odd_error(other, kind, done)
+
+
+def _odd_error(path: Path, kind: str, done: str) -> JournalError:
+    return JournalError(f"{path} is {kind}, not a file of the journal: the journal was not "
+                        f"{done} and nothing was changed; move it away and try again")
 
 
 def _check_readable(path: Path, log_path: Path) -> None:
@@ -539,12 +554,9 @@ def _check_readable(path: Path, log_path: Path) -> None:
     if not os.path.lexists(path):
         raise JournalError(f"{path.name} is missing, but its append-only copy {log_path} is "
                            f"there: `tabletop check --repair` rebuilds it (nothing was changed)")
+    _refuse_odd_files(path, log_path, "read")
     wal, shm = (Path(f"{path}{side}") for side in store.SIDE_FILES)
-    for side in (wal, shm):
-        if files.not_regular(side) is not None:
-            raise JournalError(f"{side} is {files.not_regular(side)}, not SQLite's file: the "
-                               f"journal was not read; move it away (nothing was changed)")
-    if wal.exists() and not shm.exists():   # reading it would make the -shm: not ours to make
+    if wal.exists() and not shm.exists():   # another program's exclusive hold, or a crash
         raise JournalLocked(f"{path} is locked by another program, or one stopped while "
                             f"writing it ({wal.name} lies there without {shm.name}): close that "
                             f"program, or run `tabletop check --repair` (nothing was changed)")

@@ -41,11 +41,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping
 
-from tabletop.journal.store import (DB_ERRORS, SCHEMA_VERSION, SIDE_FILES, DbScan, LogScan, Record,
+from tabletop.errors import JournalError
+from tabletop.journal.store import (DB_ERRORS, ROLLBACK_FILE, SCHEMA_VERSION, SIDE_FILES, DbScan,
+                              LogScan, Record,
                               connect, create_schema, fsync_dir, insert_record, locked,
                               locked_error, newer_version_error, scan_db, scan_log, write_log)
 
-from tabletop.journal.files import open_private
+from tabletop.journal.files import odd_file, open_private
 
 Describe = Callable[[sqlite3.Connection, int, list[Record]], None]
 
@@ -180,10 +182,11 @@ def recover(db_path: Path, log_path: Path, describe: Describe,
     log = scan_log(log_path)
     if log.version is not None and log.version > SCHEMA_VERSION:
         raise newer_version_error(log_path, log.version)
-    db = scan_db(db_path, timeout)
-    plan = reconcile(db, log, db_path.name, log_path.name)
     report = RecoveryReport()
     stamp = _stamp()
+    _rollback_aside(db_path, report, stamp)
+    db = scan_db(db_path, timeout)
+    plan = reconcile(db, log, db_path.name, log_path.name)
     # What was confirmed is known for sure if either copy is whole (the copy gets every
     # step first; the database each one it acknowledged). If neither is, a torn last line
     # may have been confirmed, damaged lines may have held steps nobody else holds.
@@ -379,6 +382,32 @@ def _set_aside(path: Path, stamp: str) -> Path:
         if os.path.lexists(str(path) + suffix):
             os.replace(str(path) + suffix, str(aside) + suffix)
     return aside
+
+
+def _rollback_aside(db_path: Path, report: RecoveryReport, stamp: str) -> None:
+    """Move SQLite's rollback journal out of the database's way before SQLite opens it.
+
+    The journal is always in WAL mode, so a ``journal.db-journal`` is not its own: SQLite
+    would delete it, or play it back into the database (changing it). It is kept aside,
+    and said; one that is not a regular file of one name is refused (nothing is moved).
+    """
+    rollback = Path(f"{db_path}{ROLLBACK_FILE}")
+    if not os.path.lexists(rollback):
+        return
+    kind = odd_file(rollback)
+    if kind is not None:
+        raise JournalError(f"{rollback} is {kind}, not a file of the journal: the journal was "
+                           f"not opened and nothing was changed; move it away and try again")
+    aside, number = rollback.with_name(f"{rollback.name}.odd-{stamp}"), 1
+    while os.path.lexists(aside):
+        number += 1
+        aside = rollback.with_name(f"{rollback.name}.odd-{stamp}-{number}")
+    os.replace(rollback, aside)
+    report.kept.append(aside)
+    report.messages.append(
+        f"{rollback.name} lay beside {db_path.name} (a SQLite rollback journal, which this "
+        f"journal never keeps: another program left it, or one stopped while making the "
+        f"database); it was not played into {db_path.name} and is kept as {aside.name}")
 
 
 def _write_new(path: Path, data: bytes) -> Path:

@@ -347,7 +347,7 @@ def slip_from_qr(text: str) -> Any:
         raw = unpacker.decompress(packed, MAX_SLIP_BYTES)
     except (ValueError, zlib.error):
         raise SlipError("the QR code's text is damaged (a character is missing or wrong)") from None
-    if unpacker.unconsumed_tail or not unpacker.eof:
+    if unpacker.unconsumed_tail or unpacker.unused_data or not unpacker.eof:
         raise SlipError("the QR code's text is damaged or holds more than a slip")
     try:
         return _parse(raw.decode("utf-8"))

@@ -24,24 +24,31 @@ import dataclasses
 import hashlib
 import json
 import os
+import shutil
 import sqlite3
 import stat
 import tempfile
 import time
+import weakref
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
 from tabletop.errors import JournalError, JournalLocked
-from tabletop.journal.files import (CLOEXEC, NOFOLLOW, NONBLOCK, create_private, not_regular,
-                                    read_head, remove_quietly)
+from tabletop.journal.files import (CLOEXEC, NOFOLLOW, NONBLOCK, copy_private, create_private,
+                                    hold_unless_written, not_regular, read_head, remove_quietly)
 
 #: The database's ``user_version`` and the copy's header version this code writes and reads.
 SCHEMA_VERSION = 1
 HEADER_KEY = "tabletop_journal"
 SQLITE_MAGIC = b"SQLite format 3\x00"
 SIDE_FILES = ("-wal", "-shm")
+#: SQLite's rollback journal: never the journal's own (it is always in WAL mode), but
+#: SQLite would delete it, play it back into the database or block on it; guarded too.
+ROLLBACK_FILE = "-journal"
+#: Every file SQLite may open beside the database.
+GUARDED_SIDES = SIDE_FILES + (ROLLBACK_FILE,)
 #: What reading a damaged database raises: SQLite's errors, and (its message not
 #: being UTF-8 when it quotes damaged bytes) a decoding error.
 DB_ERRORS = (sqlite3.Error, UnicodeDecodeError)
@@ -169,17 +176,59 @@ def connect(path: Path, timeout: float = 5.0, readonly: bool = False) -> sqlite3
 
 
 def connect_reader(path: Path, timeout: float = 5.0) -> sqlite3.Connection:
-    """A read-only connection that creates, moves and writes no file.
+    """A read-only connection that creates, moves and writes no file of the journal.
 
-    SQLite opening a WAL database read-only would make its ``-wal`` and ``-shm`` files
-    when they are missing: with both missing no program has the database open, so it
-    is read as an unchanging file. With both there (a program writing it, or stopped
-    while writing), they are read as SQLite shares them between programs.
+    SQLite reading a WAL database writes its shared memory (``-shm``), making it when it
+    is missing and rewriting it when it looks wrong. So:
+
+    * no ``-wal``: nothing is waiting to be moved into the database, which is read as an
+      unchanging file (``immutable=1``: no lock, no side file is opened);
+    * a ``-wal`` while a writer holds ``journal.db.lock``: read as SQLite shares it
+      between programs (``mode=ro``; the ``-shm`` is the writer's, kept up by it);
+    * a ``-wal`` and no writer: the database and its ``-wal`` are copied, under a shared
+      hold of the lock so that no writer starts meanwhile, into a private temporary
+      folder, and the copy is read (the folder goes when the connection is closed).
+      The simplest way that never writes: ``immutable=1`` would ignore the ``-wal``
+      (steps confirmed since the last checkpoint), ``mode=ro`` writes the ``-shm``.
     """
-    sides = [os.path.lexists(f"{path}{side}") for side in SIDE_FILES]
-    mode = "mode=ro" if all(sides) else "immutable=1"
-    conn = sqlite3.connect(f"{Path(path).absolute().as_uri()}?{mode}", uri=True,
-                           timeout=timeout, isolation_level=None)
+    path = Path(path)
+    if not os.path.lexists(f"{path}-wal"):
+        return _reader(f"{path.absolute().as_uri()}?immutable=1", timeout)
+    hold = hold_unless_written(path)
+    if hold is None:
+        return _reader(f"{path.absolute().as_uri()}?mode=ro", timeout)
+    try:
+        folder = Path(tempfile.mkdtemp(prefix="tabletop-read-"))
+        try:
+            for suffix in ("", "-wal"):
+                copy_private(Path(f"{path}{suffix}"), folder / f"{path.name}{suffix}")
+        except BaseException:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise
+    finally:
+        if hold >= 0:
+            os.close(hold)   # releases the shared hold
+    conn = _reader(f"{(folder / path.name).as_uri()}?mode=ro", timeout, _CopyConnection)
+    conn.folder = folder
+    weakref.finalize(conn, shutil.rmtree, folder, True)   # a connection never closed
+    return conn
+
+
+class _CopyConnection(sqlite3.Connection):
+    """A connection to a private copy of the database, removed when it is closed."""
+
+    folder: Path | None = None
+
+    def close(self) -> None:
+        super().close()
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            self.folder = None
+
+
+def _reader(uri: str, timeout: float,
+            factory: type[sqlite3.Connection] = sqlite3.Connection) -> sqlite3.Connection:
+    conn = sqlite3.connect(uri, uri=True, timeout=timeout, isolation_level=None, factory=factory)
     try:
         conn.execute("PRAGMA query_only = ON")
     except sqlite3.Error:

@@ -115,3 +115,51 @@ def test_the_config_command_refuses_nested_toml_without_a_traceback(tmp_path):
                           text=True, env=env, timeout=60)
     assert done.returncode == 2 and str(path) in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("pins,message", [
+    ("{confirm = 5, led = 5}", "controls.pins: confirm and led are both on GPIO 5"),
+    ("{buzzer = 5, led = 5}", "controls.pins: led and buzzer are both on GPIO 5"),
+    ('{undo = 6, next = "GPIO6"}', "controls.pins: undo and next are both on GPIO 6"),
+    ('{undo = "bcm6", next = "6"}', "controls.pins: undo and next are both on GPIO 6"),
+    ('{undo = "BOARD11", next = "board11"}', "controls.pins: undo and next are both on pin BOARD11"),
+    # A role left on its default pin is wired too: LED stays on 23.
+    ("{confirm = 23}", "controls.pins: confirm and LED (its default pin) are both on GPIO 23"),
+    ("{buzzer = 17}", "controls.pins: CONFIRM (its default pin) and buzzer are both on GPIO 17"),
+])
+def test_two_roles_on_one_pin_are_refused_naming_both_and_the_pin(tmp_path, pins, message):
+    """A button on the LED's pin reads the light, not the press: refused when read."""
+    path = tmp_path / "config.toml"
+    path.write_text(f"[controls]\npins = {pins}\n")
+    with pytest.raises(ConfigError) as refused:
+        load_config(path, environ={})
+    assert str(refused.value) == f"{path}: {message}: give each role a pin of its own"
+
+
+def test_a_role_named_twice_is_refused(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text("[controls]\npins = {confirm = 5, CONFIRM = 6}\n")
+    with pytest.raises(ConfigError) as refused:
+        load_config(path, environ={})
+    assert str(refused.value) == f"{path}: controls.pins names the role CONFIRM twice"
+
+
+def test_every_role_on_a_pin_of_its_own_is_kept(tmp_path):
+    path = tmp_path / "config.toml"
+    # 17 and 27 are free once CONFIRM and UNDO leave them.
+    path.write_text('[controls]\npins = {confirm = 5, undo = "BCM6", next = "GPIO13", led = 17, '
+                    'buzzer = 27}\n')
+    config = load_config(path, environ={})
+    assert config.values["controls"]["pins"] == {"confirm": 5, "undo": "BCM6", "next": "GPIO13",
+                                                 "led": 17, "buzzer": 27}
+
+
+def test_the_config_command_refuses_two_roles_on_one_pin(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text("[controls]\npins = {confirm = 5, led = 5}\n")
+    env = {**os.environ, "TABLETOP_CONFIG": str(path), "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-m", "tabletop", "config"], capture_output=True,
+                          text=True, env=env, timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr == (f"tabletop: {path}: controls.pins: confirm and led are both on GPIO 5: "
+                           f"give each role a pin of its own\n")

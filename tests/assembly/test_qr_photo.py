@@ -59,3 +59,19 @@ def test_a_photo_without_a_code_gets_advice_not_a_traceback(tmp_path, key_file):
     for photo, said in ((blank, "no QR code could be read"), (broken, "not a picture")):
         done = verify_cli(tmp_path, photo, key_file)
         assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_small_file_holding_a_huge_picture_is_refused_before_it_is_decoded(tmp_path, key_file):
+    bomb = tmp_path / "bomb.png"          # 20,000 x 20,000 blank: a few hundred KB, 400 MB decoded
+    cv2.imwrite(str(bomb), np.zeros((20_000, 20_000), np.uint8))
+    assert bomb.stat().st_size < 2_000_000
+    done = verify_cli(tmp_path, bomb, key_file, timeout=20)
+    assert done.returncode == 2 and "too large a picture (20000x20000" in done.stderr
+
+
+def test_the_picture_s_size_is_read_from_a_jpeg_header_too():
+    from tabletop.assembly.qr_photo import picture_size
+
+    ok, jpeg = cv2.imencode(".jpg", np.zeros((123, 456, 3), np.uint8))
+    assert ok and picture_size(jpeg.tobytes()) == (456, 123)
+    assert picture_size(b"\xff\xd8\xff") is None and picture_size(b"GIF89a") is None

@@ -13,13 +13,17 @@ import json
 import os
 import subprocess
 import sys
+import unicodedata
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tabletop import Game, replay, state_json
 from tabletop.assembly.config import ConfigError, load_config
-from tabletop.engine.names import MAX_COLUMNS, clean_name, clean_names, columns
+from tabletop.engine.names import (BLANK, IGNORABLE, MAX_COLUMNS, clean_name, clean_names, columns,
+                                   name_key)
 from tabletop.errors import IllegalAction
 from tabletop.table.assistant import CONFIRM
 from tabletop.table.seating import Seating
@@ -117,11 +121,12 @@ def test_start_tiles_naming_one_player_twice_are_refused():
     assert result.errors == [(1, "start_tiles must give exactly one tile for every player")]
 
 
-def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+def cli(*args: str, env: dict[str, str] | None = None,
+        timeout: float = 120) -> subprocess.CompletedProcess:
     environ = dict(os.environ, **(env or {}))
     environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), environ.get("PYTHONPATH")]))
     return subprocess.run([sys.executable, "-m", "tabletop", *args], capture_output=True,
-                          text=True, cwd=ROOT, env=environ, timeout=120)
+                          text=True, cwd=ROOT, env=environ, timeout=timeout)
 
 
 @pytest.mark.parametrize("name,problem", [HOSTILE["newline"], HOSTILE["ESC"], HOSTILE["U+202E"]],
@@ -200,3 +205,200 @@ def test_tabletop_config_refuses_a_name_with_an_escape_sequence(tmp_path):
     assert result.stderr == (f"tabletop: {path}: table.players: seat 2: a name may not hold a "
                              f"control character (U+001B)\n")
     assert "\x1b" not in result.stdout + result.stderr
+
+
+# --- names that show nothing, and seats that look alike (issue 22, item 8) --------------------
+
+#: A name nobody can see, and what the refusal says of it: each made a seat once, through a
+#: table script, ``--players`` and ``[table] players``.
+INVISIBLE = {
+    "Hangul filler": ("\u3164", "the name shows nothing (U+3164 looks blank): every player needs "
+                                "a name that can be seen"),
+    "Hangul choseong filler": ("\u115f", "the name shows nothing (U+115F looks blank)"),
+    "Hangul jungseong filler": ("\u1160", "the name shows nothing (U+1160 looks blank)"),
+    "halfwidth Hangul filler": ("\uffa0", "the name shows nothing (U+FFA0 looks blank)"),
+    "Braille blank": ("\u2800", "the name shows nothing (U+2800 looks blank)"),
+    "fillers and spaces": (" \u3164 \u2800\u3164 ", "the name shows nothing (U+3164 looks blank)"),
+    "a filler and an accent": ("\u3164\u0301", "the name shows nothing (U+3164 looks blank)"),
+    "a lone combining mark": ("\u0300", "a name may not start with a combining mark (U+0300)"),
+    "a name after an accent": ("\u0301Ann", "a name may not start with a combining mark (U+0301)"),
+    "a lone variation selector": ("\ufe0f", "a name may not start with a combining mark (U+FE0F)"),
+    "private use": ("\ue000", "a name may not hold a private-use character (U+E000)"),
+    "private use in a name": ("Ann\U000f0000", "a name may not hold a private-use character (U+F0000)"),
+    "noncharacter U+10FFFF": ("\U0010ffff", "a name may not hold an unassigned character (U+10FFFF)"),
+    "noncharacter U+FFFE": ("Ann\ufffe", "a name may not hold an unassigned character (U+FFFE)"),
+    "unassigned": ("Ann\u0378", "a name may not hold an unassigned character (U+0378)"),
+}
+#: Names that look the same as "A" (or "Ann Lee") once drawn: the same player.
+LOOK_ALIKE = {
+    "VS16": ("A", "A\ufe0f"),
+    "VS17": ("A", "A\U000e0100"),
+    "VS1": ("A", "A\ufe00"),
+    "grapheme joiner": ("A", "A\u034f"),
+    "Mongolian selector": ("A", "A\u180b"),
+    "joiner inside": ("Ann", "A\u034fnn"),
+    "a case and a selector": ("ann", "A\ufe0fNN"),
+    "Hangul filler for a space": ("Ann Lee", "Ann\u3164Lee"),
+    "Braille blank for a space": ("Ann Lee", "Ann\u2800Lee"),
+    "trailing filler": ("Ann", "Ann\uffa0"),
+    "a selector before an accent": (COMPOSED, "e\ufe00\u0301mile"),
+}
+
+
+@pytest.mark.parametrize("name,problem", INVISIBLE.values(), ids=INVISIBLE.keys())
+def test_a_name_that_shows_nothing_is_refused(name, problem):
+    with pytest.raises(IllegalAction) as refused:
+        Game("acquire", ["Bob", name])
+    assert str(refused.value).startswith(f"seat 2: {problem}")
+
+
+@pytest.mark.parametrize("name", ["\x85", "\x85 ", " \u2028", "\u2029"])
+def test_a_name_of_a_line_break_alone_is_named_as_a_line_break(name):
+    """str.strip() takes U+0085 for a space: it was refused as no name at all."""
+    code = f"U+{ord(name.strip(' ')[0]):04X}"
+    with pytest.raises(IllegalAction) as refused:
+        Game("acquire", [name, "Bob"])
+    assert str(refused.value) == f"seat 1: a name may not hold a line break ({code})"
+
+
+@pytest.mark.parametrize("name", ["", " ", "\u3000", " \u00a0 "])
+def test_a_blank_name_still_needs_a_name(name):
+    with pytest.raises(IllegalAction, match="^every player needs a name$"):
+        Game("acquire", ["Bob", name])
+
+
+@pytest.mark.parametrize("pair", LOOK_ALIKE.values(), ids=LOOK_ALIKE.keys())
+def test_names_that_differ_only_in_what_nobody_sees_are_one_name(pair):
+    for names in (list(pair), list(reversed(pair))):
+        with pytest.raises(IllegalAction, match="^two players have the same name$"):
+            Game("acquire", ["Bob", *names])
+
+
+@pytest.mark.parametrize("name", ["🎲\ufe0f", "❤\ufe0f Ann", "Ann ☺\ufe0f", "葛\U000e0100",
+                                  "Ann\u3164Lee", "한글", "\u1100\u1161\u11a8", "⠁⠃⠉",
+                                  "A\u034f"])
+def test_names_with_selectors_fillers_and_jamo_that_show_are_kept(name):
+    game = Game("acquire", [name, "Bob"])
+    assert game.names[0] == clean_name(name, 1)
+
+
+def test_an_emoji_with_and_without_its_selector_is_one_player():
+    with pytest.raises(IllegalAction, match="^two players have the same name$"):
+        Game("acquire", ["Ann ❤\ufe0f", "Ann ❤"])
+
+
+@pytest.mark.parametrize("name,problem", [INVISIBLE["Hangul filler"], INVISIBLE["private use"],
+                                          INVISIBLE["a lone combining mark"]],
+                         ids=["Hangul filler", "private use", "combining mark"])
+def test_the_seating_refuses_a_name_that_shows_nothing(name, problem):
+    with pytest.raises(IllegalAction) as refused:
+        Seating("acquire", ["Ann", name])
+    assert str(refused.value).startswith(f"seat 2: {problem}")
+
+
+@pytest.mark.parametrize("pair", [LOOK_ALIKE["VS16"], LOOK_ALIKE["VS17"],
+                                  LOOK_ALIKE["grapheme joiner"]], ids=["VS16", "VS17", "CGJ"])
+def test_the_seating_refuses_look_alike_seats(pair):
+    """`tabletop run --players "A️,A"` seated two players nobody could tell apart."""
+    with pytest.raises(IllegalAction, match="^two players have the same name$"):
+        Seating("acquire", list(pair))
+
+
+@pytest.mark.parametrize("players,message", [
+    ('["Ann", "\\u3164"]', "table.players: seat 2: the name shows nothing (U+3164 looks blank)"),
+    ('["\\u2800", "Bob"]', "table.players: seat 1: the name shows nothing (U+2800 looks blank)"),
+    ('["Ann", "\\u0300"]', "table.players: seat 2: a name may not start with a combining mark"),
+    ('["Ann", "\\ue000"]', "table.players: seat 2: a name may not hold a private-use character"),
+    ('["Ann", "\\U0010FFFF"]', "table.players: seat 2: a name may not hold an unassigned character"),
+    ('["Ann", "\\u0085"]', "table.players: seat 2: a name may not hold a line break (U+0085)"),
+    ('["A", "A\\uFE0F"]', "the seats must be distinct names, in seating order"),
+    ('["A\\U000E0100", "A"]', "the seats must be distinct names, in seating order"),
+    ('["A", "A\\u034F"]', "the seats must be distinct names, in seating order"),
+])
+def test_the_configuration_refuses_names_that_show_nothing_or_look_alike(tmp_path, players, message):
+    path = config_file(tmp_path, players)
+    with pytest.raises(ConfigError) as refused:
+        load_config(path=path, environ={})
+    assert str(refused.value).startswith(f"{path}: ") and message in str(refused.value)
+
+
+@pytest.mark.parametrize("players,problem", [
+    (["Ann", "\u3164"], "the name shows nothing (U+3164 looks blank): every player needs a name "
+                        "that can be seen"),
+    (["Ann", "\U0010ffff"], "a name may not hold an unassigned character (U+10FFFF)"),
+    (["\x85", "Bob"], None),
+], ids=["Hangul filler", "noncharacter", "NEL"])
+def test_replay_refuses_a_name_that_shows_nothing(tmp_path, players, problem):
+    script = tmp_path / "game.jsonl"
+    script.write_text(json.dumps({"setup": {"rules": "acquire", "players": players}}) + "\n",
+                      encoding="utf-8")
+    result = cli("replay", str(script))
+    assert result.returncode == 2 and result.stdout == "" and "Traceback" not in result.stderr
+    seat = 1 if problem is None else 2
+    problem = problem or "a name may not hold a line break (U+0085)"
+    assert result.stderr == f"line 1: seat {seat}: {problem}\n"
+
+
+def test_replay_refuses_two_seats_that_look_alike(tmp_path):
+    script = tmp_path / "game.jsonl"
+    script.write_text(json.dumps({"setup": {"rules": "acquire", "players": ["A\ufe0f", "A"]}})
+                      + "\n", encoding="utf-8")
+    result = cli("replay", str(script))
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr == "line 1: two players have the same name\n"
+
+
+@pytest.mark.parametrize("players,message", [
+    ("A\ufe0f,A", "two players have the same name"),
+    ("Ann,\u3164", "seat 2: the name shows nothing (U+3164 looks blank): every player needs a "
+                   "name that can be seen"),
+], ids=["look-alike", "Hangul filler"])
+def test_tabletop_run_refuses_the_seats_and_starts_no_game(tmp_path, players, message):
+    """`tabletop run --players "A\ufe0f,A"` started a game of two players nobody could tell apart."""
+    path = tmp_path / "config.toml"
+    path.write_text(f'[camera]\nsource = "sim:acquire,seed=1"\n[controls]\nkind = "mock"\n'
+                    f'[paths]\ndata = "{tmp_path / "data"}"\n', encoding="utf-8")
+    env = {"TABLETOP_CONFIG": str(path), "TABLETOP_CAMERA": "", "TABLETOP_CONTROLS": ""}
+    try:
+        result = cli("run", "--headless", "--players", players, env=env, timeout=30)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the game started")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr == f"tabletop: {message}\n"
+    assert cli("games", env=env).stdout.lower().startswith("no games in")
+
+
+# --- at random ------------------------------------------------------------------------------------
+
+def _shows(name: str) -> bool:
+    return any(not (char.isspace() or char in BLANK or unicodedata.category(char)[0] == "M")
+               for char in name)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.text(max_size=30), min_size=2, max_size=6))
+def test_any_names_are_seated_or_refused_and_a_seated_name_shows(names):
+    """Whatever the names, the only error is a refusal; what is seated can be seen and told apart."""
+    try:
+        seated = clean_names(names)
+    except IllegalAction as error:
+        assert 0 < len(str(error)) < 200 and "Error" not in str(error)
+        return
+    assert len({name_key(name) for name in seated}) == len(seated)
+    for name in seated:
+        assert _shows(name) and unicodedata.category(name[0])[0] != "M"
+        assert not {unicodedata.category(char) for char in name} & {"Cc", "Cf", "Cs", "Co", "Cn"}
+        assert columns(name) <= MAX_COLUMNS
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(min_size=1, max_size=12), st.lists(st.sampled_from(sorted(IGNORABLE)), min_size=1,
+                                                  max_size=3), st.integers(min_value=1))
+def test_a_name_with_something_nobody_sees_added_is_the_same_name(name, hidden, where):
+    try:
+        clean_name(name, 1)
+    except IllegalAction:
+        return
+    at = 1 + where % len(name)   # after the first character: a name may not start with a mark
+    other = name[:at] + "".join(hidden) + name[at:]
+    assert name_key(other) == name_key(name)

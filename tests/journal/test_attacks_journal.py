@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from journal_writer import ROOT
 from tabletop.engine.game import Game
@@ -356,3 +357,155 @@ def test_reading_works_on_a_read_only_or_full_disk(tmp_path, env, small_disk, st
         result = run(env, *command, "--journal", db)
         assert result.returncode == 0, (command, result.stderr)
         assert snapshot(small_disk) == before, command
+
+
+# --- the attack review of items 3 and 4: hard links, SQLite's rollback journal, -shm ------
+
+VICTIM_PAGES = b"VICTIM " * 9000
+SIDE_NAMES = ["journal.db-shm", "journal.db-wal", "journal.db-journal", "journal.log",
+              "journal.db.lock"]
+
+
+def _fingerprint(path: Path) -> tuple[bytes, int]:
+    return path.read_bytes(), os.stat(path).st_mtime_ns
+
+
+@pytest.mark.parametrize("name", SIDE_NAMES)
+def test_a_hard_link_beside_the_journal_is_never_written_through(tmp_path, env, name):
+    folder = tmp_path / "data"
+    db = folder / "journal.db"
+    record(db, finished_script("acquire"))
+    target = tmp_path / "v"
+    target.write_bytes(VICTIM_PAGES)
+    (folder / name).unlink(missing_ok=True)
+    os.link(target, folder / name)
+    if name == "journal.db-shm":
+        (folder / "journal.db-wal").write_bytes(b"")    # so that SQLite reads the -shm
+    before = _fingerprint(target)
+    for command in [*read_commands(tmp_path), ["slip", "1", "--text"], ["check", "--repair"]]:
+        if command[0] == "slip" and "--key" not in command:
+            command = [*command, "--key", tmp_path / "slip.key"]
+        result = run(env, *command, "--journal", db, timeout=20)
+        assert result.returncode == 2, (command, result.stdout, result.stderr)
+        assert "hard links" in result.stderr and "Traceback" not in result.stderr, result.stderr
+        assert _fingerprint(target) == before, command
+    assert not list(folder.glob("*damaged*"))
+
+
+def test_a_hard_linked_database_is_refused_by_readers_and_the_writer(tmp_path, env):
+    folder = tmp_path / "data"
+    db = folder / "journal.db"
+    record(db, finished_script("acquire"))
+    backup = tmp_path / "backup.db"
+    os.link(db, backup)
+    before, names = _fingerprint(backup), sorted(os.listdir(folder))
+    for command in [["games"], ["check"], ["check", "--repair"]]:
+        result = run(env, *command, "--journal", db, timeout=20)
+        assert result.returncode == 2 and "hard links" in result.stderr, (command, result.stderr)
+        assert _fingerprint(backup) == before and sorted(os.listdir(folder)) == names, command
+    with pytest.raises(JournalError, match="hard links"):
+        Journal.open(db)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link", "folder", "hard link"])
+def test_a_rollback_journal_that_is_no_file_of_ours_is_refused(tmp_path, env, kind):
+    folder = tmp_path / "data"
+    db = folder / "journal.db"
+    record(db, finished_script("acquire"))
+    odd = folder / "journal.db-journal"
+    target = victim(tmp_path)
+    {"fifo": lambda: os.mkfifo(odd), "link": lambda: odd.symlink_to(target),
+     "folder": odd.mkdir, "hard link": lambda: os.link(target, odd)}[kind]()
+    before = snapshot(folder)
+    for command in [["check", "--repair"], ["games"], ["check"]]:
+        result = run(env, *command, "--journal", db, timeout=20)    # a FIFO must not hang
+        assert result.returncode == 2, (command, result.stdout, result.stderr)
+        assert "journal.db-journal" in result.stderr and "Traceback" not in result.stderr
+        assert snapshot(folder) == before, command          # the intact database stays
+    assert target.read_bytes() == VICTIM_TEXT
+
+
+def test_a_rollback_journal_is_kept_aside_and_said_never_deleted(tmp_path, env):
+    folder = tmp_path / "data"
+    db = folder / "journal.db"
+    record(db, finished_script("acquire"))
+    (folder / "journal.db-journal").write_bytes(b"someone's rollback journal")
+    result = run(env, "games", "--journal", db)
+    assert result.returncode == 0 and (folder / "journal.db-journal").exists()
+    result = run(env, "check", "--repair", "--journal", db)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "journal.db-journal lay beside journal.db" in result.stdout
+    kept = list(folder.glob("journal.db-journal.odd-*"))
+    assert [path.read_bytes() for path in kept] == [b"someone's rollback journal"]
+    assert not list(folder.glob("*damaged*")) and "every checksum holds" in result.stdout
+
+
+def _stopped_while_writing(tmp_path: Path) -> Path:
+    """A journal folder as a writer stopped mid-game leaves it: the steps in the -wal."""
+    live = tmp_path / "live" / "journal.db"
+    journal = Journal.open(live, table_name="t")
+    try:
+        lines = finished_script("acquire")
+        table = journal.start(lines[0])
+        for line in lines[1:]:
+            table.push(line)
+        folder = tmp_path / "data"
+        folder.mkdir(mode=0o700)
+        for name in ("journal.db", "journal.db-wal", "journal.log", "journal.db.lock"):
+            shutil.copyfile(live.with_name(name), folder / name)
+    finally:
+        journal.close()
+    assert (folder / "journal.db-wal").stat().st_size > 0
+    return folder / "journal.db"
+
+
+def test_reading_a_journal_left_with_its_wal_and_a_garbage_shm_writes_nothing(tmp_path, env):
+    db = _stopped_while_writing(tmp_path)
+    Path(f"{db}-shm").write_bytes(b"\xa5" * 32768)
+    before = snapshot(db.parent)
+    for command in read_commands(tmp_path):
+        result = run(env, *command, "--journal", db, timeout=20)
+        assert result.returncode == 0, (command, result.stdout, result.stderr)
+        assert snapshot(db.parent) == before, command
+    assert "Ann, Bob, Cy" in run(env, "games", "--journal", db).stdout   # read from the -wal
+
+
+def test_the_table_makes_its_data_folder_private(tmp_path):
+    from tabletop.assembly.config import load_config
+    from tabletop.assembly.runner import Runner
+
+    data = tmp_path / "new" / "data"
+    path = tmp_path / "config.toml"
+    path.write_text(f'[camera]\nsource = "sim:acquire,seed=1"\n[controls]\nkind = "mock"\n'
+                    f'[printer]\nurl = ""\n[paths]\ndata = "{data}"\n')
+    runner = Runner(load_config(path, environ={}), players=PLAYERS, new=True, out=lambda line: None)
+    try:
+        assert stat.S_IMODE(os.stat(data).st_mode) == 0o700
+    finally:
+        runner.close()
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(sides=st.dictionaries(st.sampled_from(["-wal", "-shm", "-journal"]),
+                             st.binary(max_size=4096), max_size=3))
+def test_reading_with_any_side_files_raises_only_journal_errors_and_writes_nothing(
+        tmp_path_factory, sides):
+    from tabletop.journal.journal import check, open_for_reading
+
+    folder = tmp_path_factory.mktemp("fuzz")
+    db = folder / "journal.db"
+    record(db, finished_script("acquire"))
+    for side, data in sides.items():
+        Path(f"{db}{side}").write_bytes(data)
+    before = snapshot(folder)
+    try:
+        with open_for_reading(db) as journal:
+            journal.games()
+    except JournalError:
+        pass
+    try:
+        check(db)
+    except JournalError:
+        pass
+    assert snapshot(folder) == before
