@@ -58,11 +58,12 @@ run() {
   fi
 }
 
-# The names go into sudoers, a unit and sed: refuse anything but a plain name and path.
+# The names go into sudoers, a unit and sed: refuse anything but a plain name and path
+# (quoted with %q in the message, so a line break in one cannot forge a second line).
 [[ "$SERVICE_USER" =~ ^[a-z_][a-z0-9_-]{0,31}$ ]] ||
-  die "SERVICE_USER=$SERVICE_USER: use a plain user name (lower-case letters, digits, _ or -)"
+  die "SERVICE_USER=$(printf '%q' "$SERVICE_USER"): use a plain user name (lower-case letters, digits, _ or -)"
 [[ "$PREFIX" =~ ^(/[A-Za-z0-9._-]+)+$ && "$PREFIX" != */. && "$PREFIX" != */.. && "$PREFIX" != */../* ]] ||
-  die "PREFIX=$PREFIX: use an absolute folder path of letters, digits, '.', '_' and '-'"
+  die "PREFIX=$(printf '%q' "$PREFIX"): use an absolute folder path of letters, digits, '.', '_' and '-'"
 
 if [ -z "$DRY_RUN" ] && [ "$(id -u)" -ne 0 ]; then
   die "run it with sudo (or DRY_RUN=1 to see the steps)"

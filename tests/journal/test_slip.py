@@ -198,7 +198,8 @@ def key_file(tmp_path):
     ('{"a":' * 500 + "1" + "}" * 500, "nested deeper"),
     ('{"game": NaN}', "NaN"),
     ("\xff\xfe not text", "not UTF-8"),
-])
+], ids=["5000 digits", "100000 brackets", "500 objects", "NaN", "not UTF-8"])   # short: the id
+# goes into $PYTEST_CURRENT_TEST, which a 200,000-character id makes too large to start a command
 def test_verify_refuses_a_monstrous_slip_with_a_message(tmp_path, key_file, content, said):
     slip = tmp_path / "slip.json"
     slip.write_bytes(content.encode("latin-1") if content.startswith("\xff") else content.encode())
