@@ -291,7 +291,7 @@ class Record:
     [0.2, 0.3]
     """
 
-    def __init__(self, limit: int | None = None) -> None:
+    def __init__(self, limit: int = 1000) -> None:
         self.decisions: deque[Seen] = deque(maxlen=limit)
         self.frame_seconds: deque[float] = deque(maxlen=limit)
 
