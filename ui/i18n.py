@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import re
 
+from tabletop.messages import Message
 from ui.refusals import REFUSALS
+from ui.strings import desk, screens, table, window
 
 LANGUAGES = ("en", "zh-TW")
 NAMES = {"en": "English", "zh-TW": "繁體中文"}
@@ -196,6 +198,16 @@ VALUES: dict[str, dict[str, str]] = {
 }
 
 
+#: The areas' own strings (ui/strings/): keys no area may take twice.
+for _area in (window, table, screens, desk):
+    assert not set(_area.TEXTS) & set(TEXTS), f"{_area.__name__} repeats a key"
+    TEXTS.update(_area.TEXTS)
+#: Message templates -> {language: template}.
+MESSAGES: dict[str, dict[str, str]] = {
+    template: entry for _area in (window, table, screens, desk)
+    for template, entry in _area.MESSAGES.items()}
+
+
 def value_name(value: object, language: str) -> str:
     """An option's value as the setup screen shows it."""
     entry = VALUES.get(str(value))
@@ -212,6 +224,10 @@ def say(message: str, language: str) -> str:
     """What the assistant said, in ``language``: by its patterns, else as it was."""
     if language == "en" or not message:
         return message
+    if isinstance(message, Message) and message.template in MESSAGES:
+        template = MESSAGES[message.template].get(language, message.template)
+        return template.format(**{k: say(v, language) if isinstance(v, Message) else v
+                                  for k, v in message.params.items()})
     for regex, chinese in _COMPILED:
         found = regex.match(message)
         if found:
