@@ -20,7 +20,7 @@ import re
 
 from tabletop.messages import Message
 from ui.refusals import REFUSALS
-from ui.strings import desk, screens, table, window
+from ui.strings import chains, desk, screens, table, window
 
 LANGUAGES = ("en", "zh-TW")
 NAMES = {"en": "English", "zh-TW": "繁體中文"}
@@ -206,6 +206,11 @@ for _area in (window, table, screens, desk):
 MESSAGES: dict[str, dict[str, str]] = {
     template: entry for _area in (window, table, screens, desk)
     for template, entry in _area.MESSAGES.items()}
+
+
+def chain_name(name: str, language: str) -> str:
+    """A chain's (a company's) name in ``language``: the rule file's English if it has none."""
+    return chains.NAMES.get(name, {}).get(language, name)
 
 
 def value_name(value: object, language: str) -> str:
