@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import re
 import stat
 import tomllib
 from dataclasses import dataclass, field
@@ -40,6 +41,9 @@ class Chain:
     name: str
     tier: str
     shares: int
+    #: Its marker's colour, ``"#rrggbb"`` (lower case), or "" when the file names none
+    #: (a screen then picks one from its own palette).
+    colour: str = ""
 
 
 @dataclass(frozen=True)
@@ -408,10 +412,20 @@ def _chains(data: Mapping[str, Any], shares: int) -> tuple[Chain, ...]:
         count = _value(entry, "shares", int, f"chains[{index}]") if "shares" in entry else shares
         if any(chain.name.lower() == name.lower() for chain in chains):
             raise RulesFileError(f"chains[{index}].name: {name!r} appears twice")
-        chains.append(Chain(index, name, tier, count))
+        colour = _colour(entry, f"chains[{index}]") if "colour" in entry else ""
+        chains.append(Chain(index, name, tier, count, colour))
     if not chains:
         raise RulesFileError("chains: at least one chain is needed")
     return tuple(chains)
+
+
+def _colour(entry: Mapping[str, Any], where: str) -> str:
+    # Optional: a rule file written before chains had colours still loads (and so does a
+    # game recorded with one); a colour given must be one a screen can draw.
+    colour = _value(entry, "colour", str, where)
+    if not re.fullmatch(r"#[0-9a-fA-F]{6}", colour):
+        raise RulesFileError(f"{where}.colour: expected \"#rrggbb\" (six hex digits), got {colour!r}")
+    return colour.lower()
 
 
 def _prices(data: Mapping[str, Any], chains: tuple[Chain, ...]):

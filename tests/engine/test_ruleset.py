@@ -278,6 +278,15 @@ MUTATIONS = {
     "board rows a string": (lambda t: mutate(t, "rows = 9", 'rows = "9"'), "board.rows"),
     "min players above max": (lambda t: mutate(t, "min = 2, max = 6", "min = 7, max = 6"),
                               "game.players"),
+    "colour a name": (lambda t: mutate(t, 'colour = "#e0282e"', 'colour = "red"'), "chains[1].colour"),
+    "colour of five digits": (lambda t: mutate(t, 'colour = "#1fb5c4"', 'colour = "#1fb5c"'),
+                              "chains[6].colour"),
+    "colour not hex": (lambda t: mutate(t, 'colour = "#f2c500"', 'colour = "#f2c50g"'),
+                       "chains[0].colour"),
+    "colour a number": (lambda t: mutate(t, 'colour = "#f2c500"', "colour = 0xf2c500"),
+                        "chains[0].colour"),
+    "colour with a newline": (lambda t: mutate(t, 'colour = "#f2c500"', 'colour = "#f2c500\\n"'),
+                              "chains[0].colour"),
     "sole holder position out of range": (lambda t: mutate(t, "sole_holder = [1, 3]",
                                                            "sole_holder = [1, 4]"),
                                           "bonus_modes.tycoon.sole_holder"),
@@ -315,3 +324,20 @@ def test_option_choices_of_the_wrong_type_are_refused_naming_the_key(tmp_path, s
     text = mutate(shipped_text, 'choices = ["cash", "nothing"]', 'choices = "cash"')
     with pytest.raises(RulesFileError, match=r"options\.founder_when_sold_out"):
         load_text(tmp_path, text)
+
+
+def test_every_shipped_chain_has_its_markers_colour():
+    for name in available_rules():
+        for chain in load_rules(name).chains:
+            assert re.fullmatch(r"#[0-9a-f]{6}", chain.colour), (name, chain)
+    assert load_rules("acquisitions").chains[1].colour == "#d62828"     # Red Crest: red
+
+
+def test_a_chain_without_a_colour_loads_with_none(tmp_path, shipped_text):
+    # Rule files written before colours (and games recorded with them) still load.
+    text = "".join(line for line in shipped_text.splitlines(keepends=True)
+                   if not line.startswith("colour ="))
+    rules = load_text(tmp_path, text)
+    assert [chain.colour for chain in rules.chains] == [""] * 7
+    upper = load_text(tmp_path, mutate(shipped_text, 'colour = "#f2c500"', 'colour = "#F2C500"'))
+    assert upper.chains[0].colour == "#f2c500"

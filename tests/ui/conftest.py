@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import subprocess
 import tempfile
-import time
 
 import pytest
 
@@ -14,23 +14,26 @@ SCREEN = (800, 480)
 
 
 def _start_xvfb() -> subprocess.Popen | None:
+    """An Xvfb of our own, on a display it picks itself (``-displayfd``: no race with another
+    run, no stale socket mistaken for a free number), stopped when the tests end."""
     if os.environ.get("DISPLAY"):
         return None
     xvfb = shutil.which("Xvfb")
     if xvfb is None:
         raise RuntimeError("the UI tests need an X display or Xvfb (apt-get install xvfb)")
-    for number in range(90, 110):
-        if os.path.exists(f"/tmp/.X11-unix/X{number}"):
-            continue
-        process = subprocess.Popen([xvfb, f":{number}", "-screen", "0", "1280x800x24", "-nolisten",
-                                    "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for _ in range(50):
-            if os.path.exists(f"/tmp/.X11-unix/X{number}"):
-                os.environ["DISPLAY"] = f":{number}"
-                return process
-            time.sleep(0.05)
+    read, write = os.pipe()
+    process = subprocess.Popen([xvfb, "-displayfd", str(write), "-screen", "0", "1920x1080x24",
+                                "-nolisten", "tcp"], pass_fds=(write,),
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(write)
+    with os.fdopen(read) as told:
+        number = told.readline().strip()      # written once the display accepts clients
+    if not number:
         process.kill()
-    raise RuntimeError("Xvfb did not start")
+        raise RuntimeError("Xvfb did not start")
+    os.environ["DISPLAY"] = f":{number}"
+    atexit.register(process.terminate)       # xdist workers too, whatever ends them
+    return process
 
 
 _XVFB = _start_xvfb()
