@@ -24,6 +24,7 @@ from calibration.markers import MARKER_IDS, detect_markers
 from calibration.warp import homography, project, rectify
 from tabletop.errors import TabletopError
 from tabletop.engine.ruleset import load_rules
+from tabletop.messages import Message, message_of
 
 #: Rectified pixels per board unit: a cell of about 32 pixels is plenty to tell a
 #: tile from the board, and keeps every frame's work small.
@@ -60,12 +61,12 @@ def calibrate(image: np.ndarray, corners_px: Sequence[Sequence[float]], rules: s
               options: Mapping[str, Any] | None = None) -> Calibration:
     """The calibration of an empty board seen in ``image`` (BGR) with these corner centres."""
     if image is None or image.ndim != 3 or image.shape[2] != 3:
-        raise CalibrationError("the calibration image must be a colour picture")
+        raise CalibrationError(Message("the calibration image must be a colour picture"))
     try:
         ruleset = load_rules(rules)
         resolved = ruleset.resolve_options(options)
     except TabletopError as error:
-        raise CalibrationError(str(error)) from None
+        raise CalibrationError(message_of(error)) from None
     geometry = ruleset.geometry_for(resolved)
     layout = layout_for(geometry)
     corners = np.asarray(corners_px, dtype=np.float64).reshape(4, 2)
@@ -79,8 +80,11 @@ def calibrate(image: np.ndarray, corners_px: Sequence[Sequence[float]], rules: s
     missing = [i for i in MARKER_IDS if i not in seen]
     if missing:
         raise CalibrationError(
-            f"marker{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))} not found in "
-            f"the calibration image: all four must be visible (print them with `tabletop markers`)")
+            Message("markers {markers} not found in the calibration image: all four must be "
+                    "visible (print them with `tabletop markers`)",
+                    markers=", ".join(map(str, missing))) if len(missing) > 1 else
+            Message("marker {marker} not found in the calibration image: all four must be "
+                    "visible (print them with `tabletop markers`)", marker=missing[0]))
     # Markers are measured through the lens-free grid: their corners undistorted first.
     ideal = _ideal(layout.corner_points(), corners, k1, (width, height))
     to_board = np.linalg.inv(ideal)
@@ -186,27 +190,29 @@ def _ideal(board: np.ndarray, pixels: np.ndarray, k1: float, size: tuple[int, in
 def _check_corners(corners: np.ndarray, width: int, height: int, labels: list[str],
                    board: np.ndarray) -> None:
     if not np.all(np.isfinite(corners)):
-        raise CalibrationError("--corners: every value must be a number")
+        raise CalibrationError(Message("--corners: every value must be a number"))
     outside = [labels[i] for i, (x, y) in enumerate(corners) if not (0 <= x < width and 0 <= y < height)]
     if outside:
-        raise CalibrationError(f"corner {', '.join(outside)} lies outside the {width}x{height} image")
+        raise CalibrationError(Message("corner {corners} lies outside the {width}x{height} image",
+                                       corners=", ".join(outside), width=width, height=height))
     # The four must go round the board in order (a convex quadrilateral, one turning
     # sense, the board's own: a camera does not mirror), long sides where the board's are.
     turns = [_cross(corners[(i + 1) % 4] - corners[i], corners[(i + 2) % 4] - corners[(i + 1) % 4])
              for i in range(4)]
     board_turn = _cross(board[1] - board[0], board[2] - board[1])
     if not all(t * board_turn > 0 for t in turns):
-        raise CalibrationError(f"the corners must be given in the order {' '.join(labels)} "
-                               f"(round the board, as it lies); these cross, fold or go the "
-                               f"other way round")
+        raise CalibrationError(Message("the corners must be given in the order {order} (round the "
+                                       "board, as it lies); these cross, fold or go the other way "
+                                       "round", order=" ".join(labels)))
     area = 0.5 * abs(sum(_cross(corners[i], corners[(i + 1) % 4]) for i in range(4)))
     if area < 0.01 * width * height:
-        raise CalibrationError("the corners enclose almost nothing: tap the centres of the four "
-                               "corner cells")
+        raise CalibrationError(Message("the corners enclose almost nothing: tap the centres of the "
+                                       "four corner cells"))
     seen, expected = _aspect(corners), _aspect(board)
     if max(seen / expected, expected / seen) > 1.6:
-        raise CalibrationError(f"the corners must be in the order {' '.join(labels)}, starting "
-                               f"at {labels[0]} along the first row: these seem a quarter-turn out")
+        raise CalibrationError(Message("the corners must be in the order {order}, starting at "
+                                       "{first} along the first row: these seem a quarter-turn out",
+                                       order=" ".join(labels), first=labels[0]))
 
 
 def _cross(a: np.ndarray, b: np.ndarray) -> float:
@@ -225,5 +231,6 @@ def _check_markers_off_grid(markers: dict[int, np.ndarray], layout) -> None:
     for marker_id, corners in markers.items():
         x, y = corners.mean(axis=0)
         if xmin < x < xmax and ymin < y < ymax:
-            raise CalibrationError(f"marker {marker_id} lies on the grid: stick the markers "
-                                   f"outside the cells, where no tile goes")
+            raise CalibrationError(Message("marker {marker} lies on the grid: stick the markers "
+                                           "outside the cells, where no tile goes",
+                                           marker=marker_id))

@@ -43,6 +43,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable
 
+from tabletop.messages import Message
+
 #: Seconds the board must be clear and unchanged before the tracker believes it.
 HOLD = 0.5
 #: Seconds a cell may stay undecided on a still board before the table is told.
@@ -238,9 +240,11 @@ class StabilityTracker:
 
     def _doubt_warning(self, frame: int, doubtful: frozenset[int]) -> Decision:
         cells = ", ".join(self.label(c) for c in sorted(doubtful))
-        verb = "holds" if len(doubtful) == 1 else "hold"
-        return Decision(frame, "warning", message=f"cannot tell whether {cells} {verb} a tile: "
-                                                  f"check the light, or enter it by hand")
+        said = Message("cannot tell whether {cells} holds a tile: check the light, or enter it by "
+                       "hand", cells=cells) if len(doubtful) == 1 else \
+            Message("cannot tell whether {cells} hold a tile: check the light, or enter it by hand",
+                    cells=cells)
+        return Decision(frame, "warning", message=said)
 
     def _tell_deferred(self, frame: int) -> list[Decision]:
         if not self._deferred:
@@ -273,17 +277,28 @@ class StabilityTracker:
         return [Decision(frame, "warning", message=self._describe(new, gone),
                          new=tuple(new), gone=tuple(gone))]
 
-    def _describe(self, new: list[int], gone: list[int]) -> str:
+    def _describe(self, new: list[int], gone: list[int]) -> Message:
         names = lambda cells: ", ".join(self.label(c) for c in cells)  # noqa: E731
         if len(new) + len(gone) > MANY:
-            return (f"{len(new) + len(gone)} cells changed at once ({len(new)} new, {len(gone)} "
-                    f"gone): not a placement (did the light change or the board move?)")
+            return Message("{count} cells changed at once ({new} new, {gone} gone): not a placement "
+                           "(did the light change or the board move?)", count=len(new) + len(gone),
+                           new=len(new), gone=len(gone))
         if len(new) == 1 and len(gone) == 1:
-            return f"a tile moved from {names(gone)} to {names(new)}: not committed"
-        parts = []
+            return Message("a tile moved from {old} to {new}: not committed", old=names(gone),
+                           new=names(new))
+        if new and len(gone) == 1:
+            return Message("{count} new tiles at once ({cells}) and tile gone from {gone}: not "
+                           "committed; place one tile at a time", count=len(new), cells=names(new),
+                           gone=names(gone))
+        if new and gone:
+            return Message("{count} new tiles at once ({cells}) and tiles gone from {gone}: not "
+                           "committed; place one tile at a time", count=len(new), cells=names(new),
+                           gone=names(gone))
         if new:
-            parts.append(f"{len(new)} new tiles at once ({names(new)})")
-        if gone:
-            parts.append(f"tile{'s' if len(gone) > 1 else ''} gone from {names(gone)}")
-        advice = "place one tile at a time" if new else "put it back, or undo its placement"
-        return " and ".join(parts) + f": not committed; {advice}"
+            return Message("{count} new tiles at once ({cells}): not committed; place one tile at "
+                           "a time", count=len(new), cells=names(new))
+        if len(gone) == 1:
+            return Message("tile gone from {cells}: not committed; put it back, or undo its "
+                           "placement", cells=names(gone))
+        return Message("tiles gone from {cells}: not committed; put it back, or undo its "
+                       "placement", cells=names(gone))

@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 
 from calibration.calfile import Calibration, CalibrationError
+from tabletop.messages import Message
 
 
 def homography(board: np.ndarray, pixels: np.ndarray) -> np.ndarray:
@@ -27,7 +28,7 @@ def homography(board: np.ndarray, pixels: np.ndarray) -> np.ndarray:
         return cv2.getPerspectiveTransform(board.astype(np.float32), pixels.astype(np.float32))
     matrix, _ = cv2.findHomography(board, pixels, 0)
     if matrix is None:
-        raise CalibrationError("the points do not fix the board's position")
+        raise CalibrationError(Message("the points do not fix the board's position"))
     return matrix
 
 

@@ -22,6 +22,7 @@ import subprocess
 from typing import Callable, Sequence
 
 from hardware.status import FAULT, READY, Status
+from tabletop.messages import Message
 
 #: What powers the Pi off; the service user may run it (hardware/pi/tabletop.sudoers).
 POWER_OFF = ("sudo", "-n", "/usr/bin/systemctl", "poweroff")
@@ -33,13 +34,18 @@ def safe_shutdown(close: Callable[[], None], command: Sequence[str] = POWER_OFF,
     try:
         close()
     except Exception as error:  # noqa: BLE001 - any failure must keep the power on
-        return Status(FAULT, f"not switching off: closing the game failed ({error})")
+        return Status(FAULT, Message("not switching off: closing the game failed ({error})",
+                                     error=str(error)))
     os.sync()
     try:
         done = subprocess.run(list(command), capture_output=True, text=True, timeout=timeout)
     except (OSError, subprocess.TimeoutExpired) as error:
-        return Status(FAULT, f"the game is saved, but power-off failed: {error}")
+        return Status(FAULT, Message("the game is saved, but power-off failed: {error}",
+                                     error=str(error)))
     if done.returncode != 0:
-        reason = done.stderr.strip() or f"exit code {done.returncode}"
-        return Status(FAULT, f"the game is saved, but power-off failed: {reason}")
-    return Status(READY, "the game is saved; switching off")
+        if done.stderr.strip():
+            return Status(FAULT, Message("the game is saved, but power-off failed: {error}",
+                                         error=done.stderr.strip()))
+        return Status(FAULT, Message("the game is saved, but power-off failed: exit code {code}",
+                                     code=done.returncode))
+    return Status(READY, Message("the game is saved; switching off"))

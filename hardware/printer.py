@@ -50,6 +50,7 @@ import serial
 from hardware.escpos import ESC_INIT, cjk_codec, slip_bytes
 from hardware.serial_link import IO_ERRORS, Opener, close_quietly, tell
 from hardware.status import FAULT, READY, WAITING, Status
+from tabletop.messages import Message
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +64,14 @@ REPRINT_LINE = b"*** REPRINT ***\n"  # heads a slip sent again after a failed wr
 _UNKNOWN, _OK, _LOW, _NO_PAPER, _UNPLUGGED, _OFFLINE, _UNCHECKED = (
     "unknown", "ok", "low", "no_paper", "unplugged", "offline", "unchecked")
 
+
+def _and_waiting(state: Message, waiting: int) -> Message:
+    """The printer's ``state``, and the slips waiting when there are any."""
+    if waiting > 1:
+        return Message("{state}; {count} slips waiting", state=state, count=waiting)
+    if waiting:
+        return Message("{state}; {count} slip waiting", state=state, count=waiting)
+    return state
 
 @dataclass(eq=False)
 class Job:
@@ -206,22 +215,24 @@ class ReceiptPrinter:
     def status(self) -> Status:
         """READY, WAITING (out of paper, or slips not yet sent) or FAULT, for the screen."""
         n = len(self._queue)
-        waiting = f"{n} slip{'s' if n != 1 else ''} waiting"
-        suffix = f"; {waiting}" if n else ""
         condition = self._condition
         if condition == _UNPLUGGED:
-            return Status(FAULT, "printer unplugged" + suffix)
+            return Status(FAULT, _and_waiting(Message("printer unplugged"), n))
         if condition == _OFFLINE:
-            return Status(FAULT, "printer offline" + suffix)
+            return Status(FAULT, _and_waiting(Message("printer offline"), n))
         if condition == _NO_PAPER:
-            return Status(WAITING, "printer: out of paper" + suffix)
-        if n or condition == _UNKNOWN:
-            return Status(WAITING, "printer: " + (waiting if n else "not checked yet"))
+            return Status(WAITING, _and_waiting(Message("printer: out of paper"), n))
+        if n > 1:
+            return Status(WAITING, Message("printer: {count} slips waiting", count=n))
+        if n:
+            return Status(WAITING, Message("printer: {count} slip waiting", count=n))
+        if condition == _UNKNOWN:
+            return Status(WAITING, Message("printer: not checked yet"))
         if condition == _LOW:
-            return Status(READY, "printer ready; paper low")
+            return Status(READY, Message("printer ready; paper low"))
         if condition == _UNCHECKED:
-            return Status(READY, "printer ready (no status line: paper not checked)")
-        return Status(READY, "printer ready")
+            return Status(READY, Message("printer ready (no status line: paper not checked)"))
+        return Status(READY, Message("printer ready"))
 
     def start(self) -> None:
         """Start the worker now (it otherwise starts on first use) and check the printer at once."""

@@ -7,9 +7,9 @@ a function (lazy), and so does ``importlib.import_module("constant")``.
 our modules. The rules:
 
 (a) ``tabletop/engine`` imports only the standard library and
-    ``tabletop.engine``, ``tabletop.geometry``, ``tabletop.errors``.
+    ``tabletop.engine``, ``tabletop.geometry``, ``tabletop.errors``, ``tabletop.messages``.
 (b) ``tabletop/geometry`` imports only the standard library and
-    ``tabletop.geometry``, ``tabletop.errors``.
+    ``tabletop.geometry``, ``tabletop.errors``, ``tabletop.messages``.
 (c) ``tabletop/journal`` imports only the standard library,
     ``tabletop.engine``, ``tabletop.geometry``, ``tabletop.errors`` and itself;
     ``tabletop/table`` may also import the journal (``tabletop.table.games``
@@ -23,9 +23,11 @@ our modules. The rules:
     ``tabletop/assembly`` those imports are lazy, except in the modules that
     ``tabletop/conftest.py`` leaves out of doctest collection when their
     optional dependencies are missing.
-(e) ``hardware`` imports nothing of ours but ``hardware``.
+(e) ``hardware`` imports nothing of ours but ``hardware`` and the leaf ``tabletop.messages``
+    (its sentences for people, translated by the screens), which imports nothing of ours.
 (f) ``calibration`` imports of ours only ``calibration``,
-    ``tabletop.geometry``, ``tabletop.engine.ruleset`` and ``tabletop.errors``;
+    ``tabletop.geometry``, ``tabletop.engine.ruleset``, ``tabletop.errors`` and
+    ``tabletop.messages``;
     nothing outside ``calibration/synthetic`` imports ``calibration.synthetic``
     (the renderer is for tests, benchmarks and the simulated camera).
 (g) ``ui`` imports of ours only ``ui``, ``tabletop`` (but not
@@ -49,7 +51,9 @@ ROOT = Path(__file__).resolve().parent.parent
 ROOMS = ("tabletop", "calibration", "hardware", "ui")
 OURS = frozenset(ROOMS)
 OPTIONAL = ("calibration", "hardware", "ui", "numpy", "cv2", "kivy")
-CORE = ("tabletop.engine", "tabletop.geometry", "tabletop.errors")
+CORE = ("tabletop.engine", "tabletop.geometry", "tabletop.errors", "tabletop.messages")
+#: The leaf every room may import to make its sentences for people (it imports nothing of ours).
+MESSAGES = "tabletop.messages"
 
 #: At least this many modules per folder: a moved or renamed folder must not
 #: leave a rule checking nothing.
@@ -187,7 +191,7 @@ def test_engine_imports_the_standard_library_and_core_only() -> None:
 
 
 def test_geometry_imports_nothing_but_itself_and_errors() -> None:
-    allowed = ("tabletop.geometry", "tabletop.errors")
+    allowed = ("tabletop.geometry", "tabletop.errors", MESSAGES)
     _broken(_in("tabletop/geometry"),
             lambda found: _stdlib(found.module) or _within(found.module, allowed),
             "geometry imports only the standard library and " + ", ".join(allowed))
@@ -243,12 +247,21 @@ def test_the_assembly_imports_the_parts_lazily() -> None:
 
 
 def test_hardware_imports_nothing_of_ours() -> None:
-    _broken(_in("hardware"), lambda found: not _ours(found.module) or _within(found.module, ("hardware",)),
-            "hardware imports nothing of ours but hardware")
+    _broken(_in("hardware"),
+            lambda found: not _ours(found.module) or _within(found.module, ("hardware",))
+            or found.module == MESSAGES,
+            f"hardware imports nothing of ours but hardware and {MESSAGES}")
+
+
+def test_the_messages_are_a_leaf() -> None:
+    """Every room may import tabletop.messages because it imports nothing of ours."""
+    _broken(IMPORTS["tabletop/messages.py"], lambda found: not _ours(found.module),
+            f"{MESSAGES} imports nothing of ours (every room imports it)")
 
 
 def test_calibration_imports_geometry_and_rule_loading_only() -> None:
-    allowed = ("calibration", "tabletop.geometry", "tabletop.engine.ruleset", "tabletop.errors")
+    allowed = ("calibration", "tabletop.geometry", "tabletop.engine.ruleset", "tabletop.errors",
+               MESSAGES)
     _broken(_in("calibration"), lambda found: not _ours(found.module) or _within(found.module, allowed),
             "calibration imports of ours only " + ", ".join(allowed))
 

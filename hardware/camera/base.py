@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 
 from hardware.status import FAULT, READY, WAITING, Status
+from tabletop.messages import Message, message_of
 
 log = logging.getLogger(__name__)
 
@@ -169,10 +170,12 @@ class Camera:
         return True
 
     def _fault(self, exc: Exception) -> None:
-        reason = str(exc) if isinstance(exc, CameraError) else f"failed ({exc})"
+        reason = message_of(exc) if isinstance(exc, CameraError) else \
+            Message("failed ({error})", error=str(exc))
         if not isinstance(exc, _EXPECTED_FAULTS):
             self._log_bug(exc)
-        self._status = Status(FAULT, f"camera {self.source} {reason}; retrying")
+        self._status = Status(FAULT, Message("camera {source} {reason}; retrying",
+                                             source=self.source, reason=reason))
         if self._connected:
             self._disconnect_quietly()
         self._next_try = self.clock() + self.retry_interval
@@ -233,10 +236,11 @@ def as_bgr(image: Any) -> np.ndarray:
     """
     image = np.asarray(image)
     if image.dtype != np.uint8:
-        raise CameraError(f"gives {image.dtype} frames, not uint8")
+        raise CameraError(Message("gives {dtype} frames, not uint8", dtype=str(image.dtype)))
     channels = image.shape[2] if image.ndim == 3 else 1
     if image.ndim not in (2, 3) or image.size == 0 or channels not in (1, 3, 4):
-        raise CameraError(f"gives frames of shape {image.shape}, not a picture")
+        raise CameraError(Message("gives frames of shape {shape}, not a picture",
+                                  shape=str(image.shape)))
     if channels == 1:
         return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     if channels == 4:

@@ -13,6 +13,7 @@ import numpy as np
 
 from hardware.camera.base import Camera, CameraError, _target
 from hardware.status import WAITING, Status
+from tabletop.messages import Message
 
 
 class Live(Camera):
@@ -73,7 +74,7 @@ class Live(Camera):
             raise error
         silent = self.clock() - arrival
         if self.stall_timeout is not None and silent >= self.stall_timeout:
-            raise CameraError("gives no frames")
+            raise CameraError(Message("gives no frames"))
         if self.stall_timeout is not None and silent >= self.stall_timeout / 2:
             self._status = Status(WAITING, f"camera {self.source} has given no frame "
                                            f"for {silent:.1f} s")
@@ -169,8 +170,8 @@ class PiCamera(Live):
         try:
             module = importlib.import_module("picamera2")
         except ImportError:
-            raise CameraError("is unavailable: picamera2 is not installed "
-                              "(it needs a Raspberry Pi with libcamera)") from None
+            raise CameraError(Message("is unavailable: picamera2 is not installed "
+                                      "(it needs a Raspberry Pi with libcamera)")) from None
         device = module.Picamera2()
         try:
             device.configure(device.create_video_configuration(
@@ -249,7 +250,7 @@ class UsbCamera(Live):
         if cap is None or not cap.isOpened():
             if cap is not None:
                 cap.release()
-            raise CameraError("cannot be opened (unplugged?)")
+            raise CameraError(Message("cannot be opened (unplugged?)"))
         if self.size:
             cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.size[0])
             cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.size[1])
@@ -258,12 +259,12 @@ class UsbCamera(Live):
 
     def _grab(self, cap: Any) -> None:
         if not cap.grab():
-            raise CameraError("unplugged")
+            raise CameraError(Message("unplugged"))
 
     def _retrieve(self, cap: Any, handle: None) -> np.ndarray:
         ok, image = cap.retrieve()
         if not ok or image is None:
-            raise CameraError("unplugged")
+            raise CameraError(Message("unplugged"))
         return image
 
     def _release(self, cap: Any) -> None:

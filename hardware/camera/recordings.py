@@ -16,6 +16,7 @@ from hardware.camera.base import (
     EndOfStream,
     _target,
 )
+from tabletop.messages import Message
 
 
 class Recording(Camera):
@@ -78,11 +79,12 @@ class FileCamera(Recording):
     def _connect(self) -> None:
         super()._connect()
         if not self.path.is_file():
-            raise CameraError(f"cannot be opened (no such file {self.path})")
+            raise CameraError(Message("cannot be opened (no such file {path})", path=str(self.path)))
         cap = cv2.VideoCapture(str(self.path))
         if not cap.isOpened():
             cap.release()
-            raise CameraError(f"cannot be opened (unreadable video {self.path})")
+            raise CameraError(Message("cannot be opened (unreadable video {path})",
+                                      path=str(self.path)))
         self._cap, self._video_fps = cap, cap.get(cv2.CAP_PROP_FPS) or 0.0
 
     def _timebase(self) -> float:
@@ -118,7 +120,8 @@ class FolderCamera(Recording):
     def _connect(self) -> None:
         super()._connect()
         if not self.path.is_dir():
-            raise CameraError(f"cannot be opened (no such folder {self.path})")
+            raise CameraError(Message("cannot be opened (no such folder {path})",
+                                      path=str(self.path)))
         self._files = sorted(p for p in self.path.iterdir()
                              if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file())
 

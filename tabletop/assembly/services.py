@@ -16,6 +16,7 @@ from typing import Any
 
 from tabletop.assembly.config import Config
 from tabletop.errors import TabletopError
+from tabletop.messages import Message, message_of
 from tabletop.journal.journal import GameInfo, Journal
 from tabletop.table.assistant import Assistant
 from tabletop.table.games import TableGames
@@ -68,17 +69,18 @@ class TableServices:
 
     # --- the calibration -------------------------------------------------------------------
 
-    def save_calibration(self, calibration: Any) -> str:
+    def save_calibration(self, calibration: Any) -> Message:
         """Keep a calibration made on the screen: the file in the data folder, and the eyes."""
         from calibration.recognize import Watcher
 
         try:
             path = calibration.save(self.data / CALIBRATION_FILE)
         except (OSError, TabletopError) as error:
-            return f"not saved: {getattr(error, 'strerror', None) or error}"
+            return Message("not saved: {message}",
+                           message=getattr(error, "strerror", None) or message_of(error))
         self.loop.eyes = Watcher(calibration)
         self.loop.look_again()
-        return f"saved to {path}"
+        return Message("saved to {path}", path=str(path))
 
     # --- the printer -----------------------------------------------------------------------
 
@@ -96,26 +98,26 @@ class TableServices:
         status = printer.status
         return status.message if status.state == "fault" or printer.pending else ""
 
-    def print_slip(self) -> str:
+    def print_slip(self) -> Message:
         """Print the finished game's signed score slip; what happened, for the screen."""
         from tabletop.journal.slip import make_slip, qr_payload, slip_text, table_key
 
         printer = self._printer()
         if printer is None:
-            return "no receipt printer is configured ([printer] url)"
+            return Message("no receipt printer is configured ([printer] url)")
         desk = self.loop.desk
         if not isinstance(desk, Assistant) or desk.game.pending is not None:
-            return "the slip is made when the game is over"
+            return Message("the slip is made when the game is over")
         try:
             slip = make_slip(self.journal, desk.table.id, table_key(self.data))
             text = slip_text(slip, self.config.values["printer"]["columns"])
         except (TabletopError, ValueError) as error:
-            return f"the slip cannot be made: {error}"
+            return Message("the slip cannot be made: {message}", message=message_of(error))
         try:        # the QR code is the signed slip itself: `tabletop verify` reads it back
             self.last_job = printer.print_slip(text, qr=qr_payload(slip))
         except ValueError as error:
-            return f"the slip cannot be made: {error}"
-        return "printing the score slip"
+            return Message("the slip cannot be made: {message}", message=message_of(error))
+        return Message("printing the score slip")
 
     def _printer(self) -> Any:
         if not self._printer_made:
@@ -131,7 +133,7 @@ class TableServices:
     # --- the USB stick ---------------------------------------------------------------------
 
     def export(self, roots: tuple[str, ...] = USB_ROOTS,
-               mounted: Callable[[Path], bool] = os.path.ismount) -> str:
+               mounted: Callable[[Path], bool] = os.path.ismount) -> Message:
         """Write the game (jsonl, json, csv) to a plugged-in USB stick; what happened.
 
         The files go into the stick's own ``tabletop-exports`` folder, made new
@@ -143,35 +145,38 @@ class TableServices:
 
         stick = usb_stick(roots, mounted)
         if stick is None:
-            return "no USB stick found: plug one in and try again"
+            return Message("no USB stick found: plug one in and try again")
         game_id = self.game_id
         if game_id is None:
-            return "no game to export"
+            return Message("no game to export")
         try:
             files = {form: export_game(self.journal, game_id, form)
                      for form in ("jsonl", "json", "csv")}
         except TabletopError as error:
-            return f"the game could not be exported: {error}"
+            return Message("the game could not be exported: {message}", message=message_of(error))
         try:
             folder = write_to_stick(stick, f"tabletop-game-{game_id}", files)
         except OSError as error:        # a full or read-only stick, or one pulled out
-            return f"the game could not be written to {stick}: {self._stick_trouble(error)}"
-        return f"game {game_id} written to {stick.name} ({folder})"
+            return Message("the game could not be written to {stick}: {message}", stick=str(stick),
+                           message=self._stick_trouble(error))
+        return Message("game {game} written to {stick} ({folder})", game=game_id, stick=stick.name,
+                       folder=str(folder))
 
     def _stick_trouble(self, error: OSError) -> str:
         """What an error writing the stick means for the player (else the system's words)."""
         said = {(errno.ENOSPC, errno.EDQUOT):
-                "the stick is full; make room on it or use another stick",
+                lambda: Message("the stick is full; make room on it or use another stick"),
                 (errno.EROFS, errno.EACCES, errno.EPERM):
-                "the stick is read-only or locked; unlock it or use another stick",
+                lambda: Message("the stick is read-only or locked; unlock it or use another stick"),
                 (errno.EIO, errno.ENODEV, errno.ENXIO, errno.ENOENT):
-                "the stick was pulled out or failed; plug it in and try again",
+                lambda: Message("the stick was pulled out or failed; plug it in and try again"),
                 (errno.ELOOP, errno.ENOTDIR):
-                f"{EXPORT_FOLDER} on the stick is a link or a file, not a folder; "
-                "remove it or use another stick",
+                lambda: Message("{folder} on the stick is a link or a file, not a folder; "
+                                "remove it or use another stick", folder=EXPORT_FOLDER),
                 (errno.EEXIST,):
-                "the stick holds too many exports of this game; remove some or use another stick"}
-        return next((text for codes, text in said.items() if error.errno in codes),
+                lambda: Message("the stick holds too many exports of this game; remove some or "
+                                "use another stick")}
+        return next((made() for codes, made in said.items() if error.errno in codes),
                     error.strerror or str(error))
 
     # --- the power -------------------------------------------------------------------------
@@ -195,7 +200,8 @@ class TableServices:
                 if isinstance(desk, Assistant):
                     desk.table = self.games.journal.resume(desk.table.id)
             except TabletopError as error:
-                return f"{status.message}; the journal did not open again: {error}"
+                return Message("{message}; the journal did not open again: {error}",
+                               message=status.message, error=message_of(error))
         return status.message
 
     def close(self) -> None:

@@ -18,6 +18,7 @@ from tabletop.engine import actions as act
 from tabletop.engine.board import EMPTY, LONE, TURNOVER
 from tabletop.engine.choices import AgreedEnd, FinalCount
 from tabletop.errors import IllegalAction
+from tabletop.messages import Message
 
 
 class EndingFlow:
@@ -53,10 +54,10 @@ class EndingFlow:
         cell = self.geometry.parse(action.tile)
         label, tile = self.geometry.labels[cell], self.geometry.tile_of[cell]
         if self.board.cells[cell] != EMPTY or cell in self.dead:
-            raise IllegalAction(f"{label} is already on the board")
+            raise IllegalAction(Message("{tile} is already on the board", tile=label))
         holder = self._holder(tile, seat)
         if self.virtual and holder is None:
-            raise IllegalAction(f"{label} is not among the remaining tiles")
+            raise IllegalAction(Message("{tile} is not among the remaining tiles", tile=label))
         _, chains = self.board.classify(cell)
         self._emit("placed", player=self.names[seat], tile=label)
         if len(chains) == 1:
@@ -86,33 +87,40 @@ class EndingFlow:
 
     def _end(self, action: act.End) -> None:
         if not isinstance(action.agreed, bool):
-            raise IllegalAction(f"end: agreed must be true or false, not {action.agreed!r}")
+            raise IllegalAction(Message("end: agreed must be true or false, not {given}",
+                                        given=repr(action.agreed)))
         if self.pending.kind == "closing":
             if action.player is not None:
                 self._seat(action.player)
             if action.agreed:
-                raise IllegalAction("the end is already declared: send end to finish the closing placements")
+                raise IllegalAction(Message("the end is already declared: send end to finish the "
+                                            "closing placements"))
             if self.virtual:
                 # The game knows every remaining tile: all are placed before the count.
                 left = len(self.remaining_cells())
                 if left:
-                    raise IllegalAction(f"{left} tile{'s remain' if left > 1 else ' remains'} "
-                                        f"to be placed before the final count")
+                    raise IllegalAction(
+                        Message("{count} tiles remain to be placed before the final count", count=left)
+                        if left > 1 else
+                        Message("{count} tile remains to be placed before the final count", count=left))
             self._final_payout()
             return
         if action.player is not None and action.player != self.names[self.current]:
             self._seat(action.player)
-            raise IllegalAction(f"only {self.names[self.current]}, whose turn it is, may end the game")
+            raise IllegalAction(Message("only {player}, whose turn it is, may end the game",
+                                        player=self.names[self.current]))
         if self.end_declared:
-            raise IllegalAction("the end is already declared")
+            raise IllegalAction(Message("the end is already declared"))
         if action.agreed:
             if not self.options["agreed_end"]:
-                raise IllegalAction("this table plays without ending by agreement")
+                raise IllegalAction(Message("this table plays without ending by agreement"))
         elif not self.end_allowed():
-            size = f"a chain of {self._end_size}+ tiles or " if self._end_size is not None else ""
+            safe = self.rules.safe_size
             raise IllegalAction(
-                f"the end may not be declared yet: it needs {size}"
-                f"every chain on the board safe ({self.rules.safe_size}+)")
+                Message("the end may not be declared yet: it needs every chain on the board safe "
+                        "({safe}+)", safe=safe) if self._end_size is None else
+                Message("the end may not be declared yet: it needs a chain of {size}+ tiles or "
+                        "every chain on the board safe ({safe}+)", size=self._end_size, safe=safe))
         self.end_declared, self.end_agreed = True, action.agreed
         self._emit("end_declared", player=self.names[self.current], agreed=action.agreed)
 

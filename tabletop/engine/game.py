@@ -40,6 +40,7 @@ from tabletop.engine.board import (EMPTY, LONE, PUT_DEAD, PUT_FOUND, PUT_GROW, P
 from tabletop.engine.choices import DeadTiles, Disposal, FounderWhenSoldOut, IncorrectPlacement
 from tabletop.engine.ending import EndingFlow
 from tabletop.errors import IllegalAction
+from tabletop.messages import Message
 from tabletop.engine.merger import Merger, MergerFlow, check_count
 from tabletop.engine.names import clean_names, nfc
 from tabletop.engine.pending import Pending
@@ -48,6 +49,41 @@ from tabletop.engine.ruleset import RuleSet, load_rules
 from tabletop.engine.trade_in import change_after_trade
 
 MARKET = "market"
+
+
+def _not_now(kind: str, waiting: Message) -> Message:
+    """An action out of its time: one sentence per kind, so a translation can name the action."""
+    made = {
+        "place": lambda: Message("place is not possible now: {waiting}", waiting=waiting),
+        "no_tile": lambda: Message("no_tile is not possible now: {waiting}", waiting=waiting),
+        "found": lambda: Message("found is not possible now: {waiting}", waiting=waiting),
+        "survivor": lambda: Message("survivor is not possible now: {waiting}", waiting=waiting),
+        "next_defunct": lambda: Message("next_defunct is not possible now: {waiting}",
+                                        waiting=waiting),
+        "market": lambda: Message("market is not possible now: {waiting}", waiting=waiting),
+        "dispose": lambda: Message("dispose is not possible now: {waiting}", waiting=waiting),
+        "buy": lambda: Message("buy is not possible now: {waiting}", waiting=waiting),
+    }.get(kind)
+    return made() if made else Message("{action} is not possible now: {waiting}", action=kind,
+                                       waiting=waiting)
+
+
+def _not_chosen(kind: str, chain: str, names: str) -> Message:
+    """A chain a found, survivor or next_defunct action may not pick."""
+    if kind == "found":
+        return Message("{chain} is already on the board: choose one of {chains}", chain=chain,
+                       chains=names)
+    if kind == "survivor":
+        return Message("{chain} cannot survive: choose one of {chains}", chain=chain, chains=names)
+    return Message("{chain} cannot go next: choose one of {chains}", chain=chain, chains=names)
+
+
+def _short_of(trade_to_buy: bool, player: str, cash: str, cost: str) -> Message:
+    if trade_to_buy:
+        return Message("{player} has {cash}, the shares cost {cost} (shares may be traded in: "
+                       "trade_in)", player=player, cash=cash, cost=cost)
+    return Message("{player} has {cash}, the shares cost {cost}", player=player, cash=cash,
+                   cost=cost)
 
 
 class Game(MergerFlow, EndingFlow):
@@ -105,18 +141,19 @@ class Game(MergerFlow, EndingFlow):
 
     def _checked_players(self, players: Sequence[str]) -> list[str]:
         if isinstance(players, str) or not isinstance(players, Sequence):
-            raise IllegalAction("players must be a list of names in seating order")
+            raise IllegalAction(Message("players must be a list of names in seating order"))
         names = clean_names(players)
         low, high = self.rules.min_players, self.rules.max_players
         if not low <= len(names) <= high:
-            raise IllegalAction(f"{self.rules.title} takes {low}-{high} players, not {len(names)}")
+            raise IllegalAction(Message("{game} takes {low}-{high} players, not {count}",
+                                        game=self.rules.title, low=low, high=high, count=len(names)))
         return names
 
     def _deal(self, start_tiles: Mapping[str, str]) -> None:
         given = len(start_tiles)
         start_tiles = {nfc(name): label for name, label in start_tiles.items()}  # as names are kept
         if start_tiles and (len(start_tiles) != given or set(start_tiles) != set(self.names)):
-            raise IllegalAction("start_tiles must give exactly one tile for every player")
+            raise IllegalAction(Message("start_tiles must give exactly one tile for every player"))
         geometry = self.geometry
         drawn = {self.names.index(name): geometry.parse_tile(label)
                  for name, label in start_tiles.items()}
@@ -125,11 +162,11 @@ class Game(MergerFlow, EndingFlow):
         counts = Counter(drawn.values())
         for tile, count in counts.items():
             if count > copies[tile]:
-                raise IllegalAction(f"two players drew the same start tile "
-                                    f"{geometry.tile_labels[tile]}")
+                raise IllegalAction(Message("two players drew the same start tile {tile}",
+                                            tile=geometry.tile_labels[tile]))
         if drawn and counts[min(drawn.values())] > 1:
-            raise IllegalAction(f"two players tie for first with {geometry.tile_labels[min(drawn.values())]}: "
-                                f"they draw again")
+            raise IllegalAction(Message("two players tie for first with {tile}: they draw again",
+                                        tile=geometry.tile_labels[min(drawn.values())]))
         if drawn:
             self._setup["start_tiles"] = {self.names[seat]: geometry.tile_labels[tile]
                                           for seat, tile in drawn.items()}
@@ -251,9 +288,9 @@ class Game(MergerFlow, EndingFlow):
         if handler is None:
             if kind is act.Undo:
                 return self.undo(action.player)
-            raise IllegalAction(f"{action!r} is not an action")
+            raise IllegalAction(Message("{action} is not an action", action=repr(action)))
         if self.pending is None:
-            raise IllegalAction("the game is over")
+            raise IllegalAction(Message("the game is over"))
         actor = self.current if kind is act.End else self.pending.player
         self._events = []
         try:
@@ -277,11 +314,11 @@ class Game(MergerFlow, EndingFlow):
         if player is not None:
             self._seat(player)
         if not self.history:
-            raise IllegalAction("there is nothing to undo")
+            raise IllegalAction(Message("there is nothing to undo"))
         same_turn = self.options["incorrect_placement"] == IncorrectPlacement.SAME_TURN
         if same_turn and len(self.history) <= self.turn_start:
-            raise IllegalAction("the turn has moved on: this table undoes only the current turn "
-                                "(a misplaced tile found later stays where it is)")
+            raise IllegalAction(Message("the turn has moved on: this table undoes only the current "
+                                        "turn (a misplaced tile found later stays where it is)"))
         last = self.canonical(len(self.history) - 1)
         self.__dict__.update(self.rebuild(self.history[:-1]).__dict__)
         return [{"event": "undone", "action": last.to_json()}]
@@ -301,40 +338,45 @@ class Game(MergerFlow, EndingFlow):
     def _actor(self, action: act.Action, kind: str) -> int:
         pending = self.pending
         if pending.kind != kind:
-            raise IllegalAction(f"{action.kind} is not possible now: {self._waiting_for()}")
+            raise IllegalAction(_not_now(action.kind, self._waiting_for()))
         if action.player is not None and action.player != self.names[pending.player]:
             self._seat(action.player)
-            raise IllegalAction(f"it is not {action.player}'s move: {self._waiting_for()}")
+            raise IllegalAction(Message("it is not {player}'s move: {waiting}", player=action.player,
+                                        waiting=self._waiting_for()))
         return pending.player
 
-    def _chosen(self, action: act.Action, kind: str, what: str) -> int:
+    def _chosen(self, action: act.Action, kind: str) -> int:
         """The chain a found/survivor/next_defunct action picks, if it is a legal choice."""
         self._actor(action, kind)
         chain = self.rules.chain_index(action.chain)
         if chain not in self.pending.choices:
             names = ", ".join(self._name(c) for c in self.pending.choices)
-            raise IllegalAction(f"{self._name(chain)} {what}: choose one of {names}")
+            raise IllegalAction(_not_chosen(kind, self._name(chain), names))
         return chain
 
     def _seat(self, name: str) -> int:
         if name not in self.names:
-            raise IllegalAction(f"there is no player called {act.excerpt(name)}")
+            raise IllegalAction(Message("there is no player called {player}", player=act.excerpt(name)))
         return self.names.index(name)
 
-    def _waiting_for(self) -> str:
+    def _waiting_for(self) -> Message:
         pending = self.pending
         who = self.names[pending.player]
         chain = self._name(pending.chain) if pending.chain >= 0 else ""
         return {
-            "place": f"{who} must place a tile (or say no_tile)",
-            "found": f"{who} must name the new chain",
-            "survivor": f"{who} must choose the surviving chain",
-            "next_defunct": f"{who} must choose which chain is resolved next",
-            "market": f"a tile must be drawn for the stock market's {chain} shares",
-            "dispose": f"{who} must sell, trade or keep {chain} shares",
-            "buy": f"{who} must buy shares (or buy nothing)",
-            "closing": "the remaining tiles are being placed (any player); then end",
-        }[pending.kind]
+            "place": lambda: Message("{player} must place a tile (or say no_tile)", player=who),
+            "found": lambda: Message("{player} must name the new chain", player=who),
+            "survivor": lambda: Message("{player} must choose the surviving chain", player=who),
+            "next_defunct": lambda: Message("{player} must choose which chain is resolved next",
+                                            player=who),
+            "market": lambda: Message("a tile must be drawn for the stock market's {chain} shares",
+                                      chain=chain),
+            "dispose": lambda: Message("{player} must sell, trade or keep {chain} shares",
+                                       player=who, chain=chain),
+            "buy": lambda: Message("{player} must buy shares (or buy nothing)", player=who),
+            "closing": lambda: Message("the remaining tiles are being placed (any player); "
+                                       "then end"),
+        }[pending.kind]()
 
     def _name(self, chain: int) -> str:
         return self.rules.chains[chain].name
@@ -349,19 +391,21 @@ class Game(MergerFlow, EndingFlow):
         cell = self.geometry.parse(action.tile)
         label = self.geometry.labels[cell]
         if self.board.cells[cell] != EMPTY:
-            raise IllegalAction(f"{label} is already on the board")
+            raise IllegalAction(Message("{tile} is already on the board", tile=label))
         if cell in self.dead:
-            raise IllegalAction(f"{label} was revealed as a dead tile and left the game")
+            raise IllegalAction(Message("{tile} was revealed as a dead tile and left the game",
+                                        tile=label))
         tile = self.geometry.tile_of[cell]
         if self.virtual and tile not in self.hands[seat]:
-            raise IllegalAction(f"{self.names[seat]} does not hold {label}")
+            raise IllegalAction(Message("{player} does not hold {tile}", player=self.names[seat],
+                                        tile=label))
         effect, chains = self.board.classify(cell)
         if effect == PUT_DEAD:
-            raise IllegalAction(f"{label} would merge two safe chains: it is dead "
-                                f"(reveal it with a dead line and draw another)")
+            raise IllegalAction(Message("{tile} would merge two safe chains: it is dead (reveal it "
+                                        "with a dead line and draw another)", tile=label))
         if effect == PUT_NO_CHAIN:
-            raise IllegalAction(f"{label} would found a new chain but every chain is on the board; "
-                                f"keep it for later")
+            raise IllegalAction(Message("{tile} would found a new chain but every chain is on the "
+                                        "board; keep it for later", tile=label))
         self.board.cells[cell] = LONE
         if self.virtual:
             self.hands[seat].remove(tile)
@@ -383,7 +427,7 @@ class Game(MergerFlow, EndingFlow):
         self._to_buy()
 
     def _found(self, action: act.Found) -> None:
-        chain = self._chosen(action, "found", "is already on the board")
+        chain = self._chosen(action, "found")
         seat = self.pending.player
         size = self.board.absorb(self.pending.cell, chain)
         name, player = self._name(chain), self.names[seat]
@@ -400,7 +444,7 @@ class Game(MergerFlow, EndingFlow):
     def _no_tile(self, action: act.NoTile) -> None:
         seat = self._actor(action, "place")
         if self.virtual and self.playable(seat):
-            raise IllegalAction(f"{self.names[seat]} has a tile to place")
+            raise IllegalAction(Message("{player} has a tile to place", player=self.names[seat]))
         self.passes += 1
         self._emit("no_tile", player=self.names[seat])
         self._to_buy()
@@ -410,11 +454,13 @@ class Game(MergerFlow, EndingFlow):
         cell = self.geometry.parse(action.tile)
         label, tile = self.geometry.labels[cell], self.geometry.tile_of[cell]
         if self.board.cells[cell] != EMPTY or cell in self.dead:
-            raise IllegalAction(f"{label} is not in anyone's hand")
+            raise IllegalAction(Message("{tile} is not in anyone's hand", tile=label))
         if self.virtual and tile not in self.hands[seat]:
-            raise IllegalAction(f"{self.names[seat]} does not hold {label}")
+            raise IllegalAction(Message("{player} does not hold {tile}", player=self.names[seat],
+                                        tile=label))
         if not self.is_dead(tile):
-            raise IllegalAction(f"{label} is not dead: it does not join two safe chains")
+            raise IllegalAction(Message("{tile} is not dead: it does not join two safe chains",
+                                        tile=label))
         self.dead.append(cell)
         if self.rules.dead_tiles == DeadTiles.TURNOVER:
             self.board.cells[cell] = TURNOVER
@@ -445,7 +491,7 @@ class Game(MergerFlow, EndingFlow):
         cell = self.geometry.parse(action.tile)
         label = self.geometry.labels[cell]
         if self.board.cells[cell] != EMPTY or cell in self.dead:
-            raise IllegalAction(f"{label} is not in the bag: draw a tile from the bag")
+            raise IllegalAction(Message("{tile} is not in the bag: draw a tile from the bag", tile=label))
         shares = self.geometry.tile_number(self.geometry.tile_of[cell])
         chain = self.pending.chain
         self._emit("market", chain=self._name(chain), shares=shares, tile=label)
@@ -477,23 +523,26 @@ class Game(MergerFlow, EndingFlow):
         seat = self._actor(action, "buy")
         for given in (action.shares, action.trade_in):
             if not isinstance(given, Mapping):
-                raise IllegalAction(f"buy: shares and trade_in map chain names to counts, "
-                                    f"e.g. {{\"{self._name(0)}\": 2}}; not {given!r}")
+                raise IllegalAction(Message('buy: shares and trade_in map chain names to counts, '
+                                            'e.g. {{"{chain}": 2}}; not {given}',
+                                            chain=self._name(0), given=repr(given)))
         if not action.shares and not action.trade_in:
             self._end_turn()
             return
         if action.trade_in and not self.rules.trade_to_buy:
-            raise IllegalAction(f"{self.rules.title} has no trade-to-buy")
+            raise IllegalAction(Message("{game} has no trade-to-buy", game=self.rules.title))
         wanted, traded = self._counts(action.shares), self._counts(action.trade_in)
         total = sum(wanted.values())
         if total > self.rules.buy_limit:
-            raise IllegalAction(f"at most {self.rules.buy_limit} shares a turn, not {total}")
+            raise IllegalAction(Message("at most {limit} shares a turn, not {count}",
+                                        limit=self.rules.buy_limit, count=total))
         cost = 0
         for chain, count in wanted.items():
             if count and not self.board.sizes[chain]:
-                raise IllegalAction(f"{self._name(chain)} is not on the board")
+                raise IllegalAction(Message("{chain} is not on the board", chain=self._name(chain)))
             if count > self.bank[chain]:
-                raise IllegalAction(f"the bank has only {self.bank[chain]} {self._name(chain)} shares")
+                raise IllegalAction(Message("the bank has only {count} {chain} shares",
+                                            count=self.bank[chain], chain=self._name(chain)))
             cost += count * self.price(chain)
         money, cash = self.rules.money, self.cash[seat]
         if any(traded.values()):
@@ -501,9 +550,8 @@ class Game(MergerFlow, EndingFlow):
             cash = change_after_trade(cash, cost, {
                 self._name(c): (n, self.price(c)) for c, n in traded.items()}, money)
         elif cost > cash:
-            hint = " (shares may be traded in: trade_in)" if self.rules.trade_to_buy else ""
-            raise IllegalAction(f"{self.names[seat]} has {money(cash)}, "
-                                f"the shares cost {money(cost)}{hint}")
+            raise IllegalAction(_short_of(self.rules.trade_to_buy, self.names[seat], money(cash),
+                                          money(cost)))
         else:
             cash -= cost
         player = self.names[seat]
@@ -537,12 +585,15 @@ class Game(MergerFlow, EndingFlow):
             if not count:
                 continue
             if wanted.get(chain):
-                raise IllegalAction(f"{name} shares cannot be traded in to buy {name} shares")
+                raise IllegalAction(Message("{chain} shares cannot be traded in to buy {chain} shares",
+                                            chain=name))
             if not self.board.sizes[chain]:
-                raise IllegalAction(f"{name} is not on the board: its shares have no price to trade at")
+                raise IllegalAction(Message("{chain} is not on the board: its shares have no price to "
+                                            "trade at", chain=name))
             held = self.holdings[seat][chain]
             if count > held:
-                raise IllegalAction(f"{self.names[seat]} holds {held} {name} shares, not {count}")
+                raise IllegalAction(Message("{player} holds {held} {chain} shares, not {count}",
+                                            player=self.names[seat], held=held, chain=name, count=count))
 
     def _end_turn(self) -> None:
         if self.end_declared and not self._round_goes_on():

@@ -18,6 +18,7 @@ from typing import Any
 from tabletop.engine import actions as act
 from tabletop.engine.choices import DefunctOrder, Disposal, DisposalOrder
 from tabletop.errors import IllegalAction
+from tabletop.messages import Message
 from tabletop.engine.pending import Pending
 
 @dataclass(slots=True)
@@ -34,8 +35,22 @@ class Merger:
 
 
 def check_count(count: Any, name: str) -> None:
+    """``count`` (of a dispose line's ``name``: sell, trade, keep; or a chain's) is a share count."""
     if not isinstance(count, int) or isinstance(count, bool) or count < 0:
-        raise IllegalAction(f"{name}: share counts are whole numbers, 0 or more, not {count!r}")
+        raise IllegalAction(_not_a_count(name, repr(count)))
+
+
+def _not_a_count(name: str, count: str) -> Message:
+    made = {
+        "sell": lambda: Message("sell: share counts are whole numbers, 0 or more, not {count}",
+                                count=count),
+        "trade": lambda: Message("trade: share counts are whole numbers, 0 or more, not {count}",
+                                 count=count),
+        "keep": lambda: Message("keep: share counts are whole numbers, 0 or more, not {count}",
+                                count=count),
+    }.get(name)
+    return made() if made else Message("{chain}: share counts are whole numbers, 0 or more, "
+                                       "not {count}", chain=name, count=count)
 
 
 class MergerFlow:
@@ -55,7 +70,7 @@ class MergerFlow:
             then(tied[0])
 
     def _choose_survivor(self, action: act.Survivor) -> None:
-        self._set_survivor(self._chosen(action, "survivor", "cannot survive"))
+        self._set_survivor(self._chosen(action, "survivor"))
 
     def _set_survivor(self, survivor: int) -> None:
         merger = self.merger
@@ -78,7 +93,7 @@ class MergerFlow:
         self._ask_if_tied("next_defunct", tied, self._resolve)
 
     def _choose_next_defunct(self, action: act.NextDefunct) -> None:
-        self._resolve(self._chosen(action, "next_defunct", "cannot go next"))
+        self._resolve(self._chosen(action, "next_defunct"))
 
     def _resolve(self, defunct: int) -> None:
         merger = self.merger
@@ -123,17 +138,22 @@ class MergerFlow:
         keep = held - action.sell - action.trade if action.keep is None else action.keep
         name, ratio = self._name(defunct), self.rules.trade_ratio
         if keep < 0 or action.sell + action.trade + keep != held:
-            raise IllegalAction(f"{self.names[seat]} holds {held} {name} shares: "
-                                f"sell + trade + keep must make {held}")
+            raise IllegalAction(Message("{player} holds {held} {chain} shares: sell + trade + keep "
+                                        "must make {held}", player=self.names[seat], held=held,
+                                        chain=name))
         if action.trade and Disposal.TRADE not in self.rules.disposal:
-            raise IllegalAction(f"{self.rules.title} has no trading in a merger: hold or sell")
+            raise IllegalAction(Message("{game} has no trading in a merger: hold or sell",
+                                        game=self.rules.title))
         if keep and Disposal.KEEP not in self.rules.disposal:
-            raise IllegalAction(f"every {name} share must be sold or traded")
+            raise IllegalAction(Message("every {chain} share must be sold or traded", chain=name))
         if action.trade and action.trade % ratio:
-            raise IllegalAction(f"shares are traded {ratio} for 1: trade a multiple of {ratio}")
+            raise IllegalAction(Message("shares are traded {ratio} for 1: trade a multiple of {ratio}",
+                                        ratio=ratio))
         if action.trade and action.trade // ratio > self.bank[survivor]:
-            raise IllegalAction(f"the bank has only {self.bank[survivor]} {self._name(survivor)} "
-                                f"shares: trade at most {self.bank[survivor] * ratio}")
+            raise IllegalAction(Message("the bank has only {count} {chain} shares: trade at most "
+                                        "{most}", count=self.bank[survivor],
+                                        chain=self._name(survivor),
+                                        most=self.bank[survivor] * ratio))
         received = action.trade // ratio if action.trade else 0
         self.holdings[seat][defunct] = keep
         self.bank[defunct] += action.sell + action.trade

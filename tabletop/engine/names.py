@@ -37,6 +37,7 @@ import unicodedata
 from typing import Any, Sequence
 
 from tabletop.errors import IllegalAction
+from tabletop.messages import Message
 
 #: The widest name, in columns: 24 fit one line of the 32-column receipt after the rank
 #: ("10. "; the cash goes to the next line when there is no room beside it), and the
@@ -71,7 +72,7 @@ def clean_name(text: Any, seat: int) -> str:
     tabletop.errors.IllegalAction: seat 3: the name is too long: at most 24 columns fit the screen and the receipt (a wide character such as 李 takes two)
     """
     if not isinstance(text, str):
-        raise IllegalAction("every player needs a name")
+        raise IllegalAction(Message("every player needs a name"))
     # Checked before normalising: NFC of a huge text is slow, and no long text is a name.
     if len(text) > 4 * MAX_COLUMNS:
         raise _too_long(seat)
@@ -97,7 +98,7 @@ def clean_names(names: Sequence[Any]) -> list[str]:
         key = name_key(name)
         if key in seen:
             # Also "Ann" and "ANN", or "émile" typed two ways: they look the same.
-            raise IllegalAction("two players have the same name")
+            raise IllegalAction(Message("two players have the same name"))
         seen.add(key)
     return cleaned
 
@@ -147,30 +148,37 @@ def _check_char(char: str, seat: int) -> None:
         return
     code = code_point(char)
     if char in LINE_BREAKS or category in ("Zl", "Zp"):
-        raise IllegalAction(f"seat {seat}: a name may not hold a line break ({code})")
+        raise IllegalAction(Message("seat {seat}: a name may not hold a line break ({code})",
+                                    seat=seat, code=code))
     if char in BIDI:
-        raise IllegalAction(f"seat {seat}: a name may not hold a text-direction control ({code})")
+        raise IllegalAction(Message("seat {seat}: a name may not hold a text-direction control ({code})",
+                                    seat=seat, code=code))
     if category == "Cc":
-        raise IllegalAction(f"seat {seat}: a name may not hold a control character ({code})")
+        raise IllegalAction(Message("seat {seat}: a name may not hold a control character ({code})",
+                                    seat=seat, code=code))
     if category in ("Cf", "Cs"):
-        raise IllegalAction(f"seat {seat}: a name may not hold an invisible character ({code})")
+        raise IllegalAction(Message("seat {seat}: a name may not hold an invisible character ({code})",
+                                    seat=seat, code=code))
     if category == "Co":
-        raise IllegalAction(f"seat {seat}: a name may not hold a private-use character ({code})")
+        raise IllegalAction(Message("seat {seat}: a name may not hold a private-use character ({code})",
+                                    seat=seat, code=code))
     if category == "Cn":   # also the noncharacters (U+FFFF, U+10FFFF)
-        raise IllegalAction(f"seat {seat}: a name may not hold an unassigned character ({code})")
+        raise IllegalAction(Message("seat {seat}: a name may not hold an unassigned character ({code})",
+                                    seat=seat, code=code))
 
 
 def _check_shows(text: str, seat: int) -> None:
     """Refuse a name that shows nothing, or whose first character is a mark with no letter."""
     if not text.strip():
-        raise IllegalAction("every player needs a name")
+        raise IllegalAction(Message("every player needs a name"))
     if unicodedata.category(text[0])[0] == "M":
-        raise IllegalAction(f"seat {seat}: a name may not start with a combining mark "
-                            f"({code_point(text[0])})")
+        raise IllegalAction(Message("seat {seat}: a name may not start with a combining mark "
+                                    "({code})", seat=seat, code=code_point(text[0])))
     if all(_blank(char) for char in text):
         first = next(char for char in text if not char.isspace())
-        raise IllegalAction(f"seat {seat}: the name shows nothing ({code_point(first)} looks "
-                            f"blank): every player needs a name that can be seen")
+        raise IllegalAction(Message("seat {seat}: the name shows nothing ({code} looks blank): "
+                                    "every player needs a name that can be seen", seat=seat,
+                                    code=code_point(first)))
 
 
 def _blank(char: str) -> bool:
@@ -187,5 +195,6 @@ def code_point(char: str) -> str:
 
 
 def _too_long(seat: int) -> IllegalAction:
-    return IllegalAction(f"seat {seat}: the name is too long: at most {MAX_COLUMNS} columns fit "
-                         f"the screen and the receipt (a wide character such as 李 takes two)")
+    return IllegalAction(Message("seat {seat}: the name is too long: at most {columns} columns fit "
+                                 "the screen and the receipt (a wide character such as 李 takes "
+                                 "two)", seat=seat, columns=MAX_COLUMNS))

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Callable, Mapping
 
 from tabletop.errors import IllegalAction
+from tabletop.messages import Message
 
 
 def change_after_trade(cash: int, cost: int, traded: Mapping[str, tuple[int, int]],
@@ -31,21 +32,25 @@ def change_after_trade(cash: int, cost: int, traded: Mapping[str, tuple[int, int
     traded = {name: pair for name, pair in traded.items() if pair[0]}
     if not traded:
         if cost > cash:
-            raise IllegalAction(f"the shares cost {money(cost)}, more than the {money(cash)} in hand")
+            raise IllegalAction(Message("the shares cost {cost}, more than the {cash} in hand",
+                                        cost=money(cost), cash=money(cash)))
         return cash - cost
     if cash >= cost:
-        raise IllegalAction(f"{money(cash)} in hand pays for these shares ({money(cost)}): "
-                            f"shares may be traded in only when cash is short")
+        raise IllegalAction(Message("{cash} in hand pays for these shares ({cost}): shares may be "
+                                    "traded in only when cash is short", cash=money(cash),
+                                    cost=money(cost)))
     raised = sum(count * price for count, price in traded.values())
     if cash + raised < cost:
-        raise IllegalAction(f"{money(cash)} in hand and {money(raised)} from the traded shares "
-                            f"do not pay for {money(cost)}")
+        raise IllegalAction(Message("{cash} in hand and {raised} from the traded shares do not pay "
+                                    "for {cost}", cash=money(cash), raised=money(raised),
+                                    cost=money(cost)))
     change = cash + raised - cost
     name, (_, price) = min(traded.items(), key=lambda item: item[1][1])
     if change >= price:
-        raise IllegalAction(f"the change ({money(change)}) would be worth a traded {name} share "
-                            f"({money(price)}) or more: keep that share and trade only as many "
-                            f"as needed")
+        raise IllegalAction(Message("the change ({change}) would be worth a traded {chain} share "
+                                    "({price}) or more: keep that share and trade only as many as "
+                                    "needed", change=money(change), chain=name,
+                                    price=money(price)))
     return change
 
 
