@@ -46,44 +46,12 @@ from tabletop.engine.names import clean_names, nfc
 from tabletop.engine.pending import Pending
 from tabletop.engine.payout import share_bonuses
 from tabletop.engine.ruleset import RuleSet, load_rules
+from tabletop.engine.refusals import not_chosen as _not_chosen
+from tabletop.engine.refusals import not_now as _not_now
+from tabletop.engine.refusals import short_of as _short_of
 from tabletop.engine.trade_in import change_after_trade
 
 MARKET = "market"
-
-
-def _not_now(kind: str, waiting: Message) -> Message:
-    """An action out of its time: one sentence per kind, so a translation can name the action."""
-    made = {
-        "place": lambda: Message("place is not possible now: {waiting}", waiting=waiting),
-        "no_tile": lambda: Message("no_tile is not possible now: {waiting}", waiting=waiting),
-        "found": lambda: Message("found is not possible now: {waiting}", waiting=waiting),
-        "survivor": lambda: Message("survivor is not possible now: {waiting}", waiting=waiting),
-        "next_defunct": lambda: Message("next_defunct is not possible now: {waiting}",
-                                        waiting=waiting),
-        "market": lambda: Message("market is not possible now: {waiting}", waiting=waiting),
-        "dispose": lambda: Message("dispose is not possible now: {waiting}", waiting=waiting),
-        "buy": lambda: Message("buy is not possible now: {waiting}", waiting=waiting),
-    }.get(kind)
-    return made() if made else Message("{action} is not possible now: {waiting}", action=kind,
-                                       waiting=waiting)
-
-
-def _not_chosen(kind: str, chain: str, names: str) -> Message:
-    """A chain a found, survivor or next_defunct action may not pick."""
-    if kind == "found":
-        return Message("{chain} is already on the board: choose one of {chains}", chain=chain,
-                       chains=names)
-    if kind == "survivor":
-        return Message("{chain} cannot survive: choose one of {chains}", chain=chain, chains=names)
-    return Message("{chain} cannot go next: choose one of {chains}", chain=chain, chains=names)
-
-
-def _short_of(trade_to_buy: bool, player: str, cash: str, cost: str) -> Message:
-    if trade_to_buy:
-        return Message("{player} has {cash}, the shares cost {cost} (shares may be traded in: "
-                       "trade_in)", player=player, cash=cash, cost=cost)
-    return Message("{player} has {cash}, the shares cost {cost}", player=player, cash=cash,
-                   cost=cost)
 
 
 class Game(MergerFlow, EndingFlow):
