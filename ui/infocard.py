@@ -21,7 +21,7 @@ from kivy.uix.label import Label
 from kivy.uix.relativelayout import RelativeLayout
 from kivy.uix.screenmanager import Screen
 
-from tabletop.engine.info_card import _size_ranges as size_ranges
+from tabletop.engine.info_card import size_ranges
 from tabletop.engine.ruleset import RuleSet
 from tabletop.table.assistant import Assistant
 from ui import theme

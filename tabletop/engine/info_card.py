@@ -27,7 +27,7 @@ def _shares(rules: RuleSet) -> str:
     return "shares: " + ", ".join(f"{chain.name} {chain.shares}" for chain in rules.chains)
 
 
-def _size_ranges(rules: RuleSet, tier: str) -> dict[int, str]:
+def size_ranges(rules: RuleSet, tier: str) -> dict[int, str]:
     """Price -> the sizes that give it, e.g. ``{600: "6-10", 1000: "41+"}``."""
     ranges, brackets = {}, rules.brackets
     for i, price in enumerate(rules.tier_prices[tier]):
@@ -48,7 +48,7 @@ def information_card(rules: RuleSet, mode: str | None = None) -> str:
         raise ValueError(f"{rules.name} has no mode {mode!r} (modes: {', '.join(rules.bonus_modes)})")
     bonus = rules.bonus_modes[mode]
     tiers = list(dict.fromkeys(chain.tier for chain in rules.chains))
-    ranges = {tier: _size_ranges(rules, tier) for tier in tiers}
+    ranges = {tier: size_ranges(rules, tier) for tier in tiers}
     prices = sorted({p for tier in tiers for p in rules.tier_prices[tier]})
     header = [tier if len(tiers) > 3 else f"tier {tier}" for tier in tiers] + ["price"] + list(bonus.names)
     rows = [[ranges[tier].get(price, "-") for tier in tiers] + [_money(rules, price)]
