@@ -1,8 +1,12 @@
 """The board mirror: every cell as the game's books hold it, chains in colour with initials.
 
 Square boards are drawn as squares, hex boards as hexagons (rows shifted as
-the board's ``hex_offset`` says). A tap on a cell dispatches ``on_cell``
-with its label: the table enters a tile the camera missed that way.
+the board's ``hex_offset`` says). Where the cells are large enough to tap
+(a square board's, 48 px and 8 px apart) a tap on a cell dispatches
+``on_cell`` with its label: the table enters a tile the camera missed that
+way. Elsewhere (hex boards, small panels) a tap dispatches ``on_region``
+with the cell nearest to it, and the zoomed picker (:mod:`ui.picker`) shows
+that region at finger size.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from typing import Any, Sequence
 from kivy.clock import Clock
 from kivy.core.text import Label as CoreLabel
 from kivy.graphics import Color, Ellipse, Line, Rectangle
+from kivy.metrics import dp, sp
 from kivy.properties import ListProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.widget import Widget
 
@@ -31,17 +36,26 @@ class BoardMirror(Widget):
     flagged = ListProperty([])          # labels of tiles to take off: marked
     proposed = StringProperty("")       # the tile proposed, not yet confirmed: dashed
     font_name = StringProperty("Roboto")
+    #: The rule set, whose file names each chain's colour.
+    rules = ObjectProperty(None, allownone=True)
 
-    __events__ = ("on_cell",)
+    __events__ = ("on_cell", "on_region")
+
+    #: A cell tapped directly needs this pitch: a 48 px target and 8 px to the next (issue 16).
+    DIRECT_PITCH = 56
+    #: The smallest text drawn on a cell, in px (nothing a player reads is smaller).
+    SMALLEST = 12
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._textures: dict[tuple[str, tuple], Any] = {}
+        #: The font sizes drawn at the last redraw (the tests read the smallest).
+        self.font_sizes: set[float] = set()
         # Drawn once the screen has set everything (another game's board comes property by
         # property), before the next frame.
         trigger = Clock.create_trigger(self.redraw, -1)
         self.bind(pos=trigger, size=trigger, geometry=trigger, cells=trigger, last=trigger,
-                  flagged=trigger, chain_names=trigger, proposed=trigger)
+                  flagged=trigger, chain_names=trigger, proposed=trigger, rules=trigger)
 
     # --- layout ---------------------------------------------------------------------------------
 
@@ -72,6 +86,19 @@ class BoardMirror(Widget):
         x = left + (column + 0.5 + (0.5 if shifted else 0.0)) * width
         return x, top - (row * 0.75 + 0.5) * height
 
+    @property
+    def direct(self) -> bool:
+        """Whether a cell may be tapped as drawn (else through the zoomed picker)."""
+        if self.geometry is None or getattr(self.geometry, "offset", None) is not None:
+            return False
+        return self._grid()[0] >= dp(self.DIRECT_PITCH)
+
+    def nearest(self, x: float, y: float) -> int | None:
+        """The cell whose centre is nearest a point on the board, or None off it."""
+        if self.geometry is None or not self.collide_point(x, y):
+            return None
+        return min(range(self.geometry.size), key=lambda c: math.dist(self.centre(c), (x, y)))
+
     def cell_at(self, x: float, y: float) -> int | None:
         """The cell under a point, or None."""
         if self.geometry is None or not self.collide_point(x, y):
@@ -84,11 +111,14 @@ class BoardMirror(Widget):
 
     def redraw(self, *_: Any) -> None:
         self.canvas.clear()
+        self.font_sizes = set()
         if self.geometry is None or len(self.cells) != self.geometry.size:
             return
         width, height, _, _, hexagonal = self._grid()
         labels = self.geometry.labels
         flagged = set(self.flagged)
+        # Every empty cell's label, or none: a board too fine for them leaves them to the picker.
+        labelled = self._fits(max(labels, key=len), width)
         with self.canvas:
             for cell, owner in enumerate(self.cells):
                 x, y = self.centre(cell)
@@ -102,8 +132,8 @@ class BoardMirror(Widget):
                     Rectangle(pos=corner, size=size)
                 if owner >= 0:
                     self._text(theme.initials(self.chain_names[owner]), x, y, width, fill)
-                elif owner == EMPTY and width > 26:
-                    self._text(labels[cell], x, y, width * 0.8, fill, dim=True)
+                elif owner == EMPTY and labelled:
+                    self._text(labels[cell], x, y, width, fill, dim=True)
                 if cell == self.last or labels[cell] in flagged:
                     Color(*(theme.WARNING if labels[cell] in flagged else theme.HIGHLIGHT))
                     Line(circle=(x, y, min(width, height) * 0.45), width=2)
@@ -113,19 +143,28 @@ class BoardMirror(Widget):
 
     def _fill(self, owner: int) -> tuple[float, ...]:
         if owner >= 0:
-            return theme.chain_colour(owner)
+            return chain_colour(owner, self.rules)
         return {EMPTY: theme.EMPTY_CELL, LONE: theme.LONE_CELL}.get(owner, theme.DEAD_CELL)
+
+    def _fits(self, words: str, width: float) -> bool:
+        """Whether ``words`` fit a cell ``width`` wide at the smallest readable size."""
+        label = CoreLabel(text=words, font_size=max(sp(self.SMALLEST), width * 0.28),
+                          font_name=self.font_name)
+        label.refresh()
+        return label.texture.width <= width * 0.85
 
     def _text(self, words: str, x: float, y: float, width: float, fill: Sequence[float],
               dim: bool = False) -> None:
         ink = theme.DIM if dim else theme.ink_on(fill)
         key = (words, (round(width), tuple(ink), self.font_name))
         texture = self._textures.get(key)
+        size = max(sp(self.SMALLEST), width * (0.28 if dim else 0.4))
         if texture is None:
-            label = CoreLabel(text=words, font_size=max(8, width * (0.26 if dim else 0.36)),
-                              font_name=self.font_name, color=ink, bold=not dim)
+            label = CoreLabel(text=words, font_size=size, font_name=self.font_name, color=ink,
+                              bold=not dim)
             label.refresh()
             texture = self._textures[key] = label.texture
+        self.font_sizes.add(size)
         Color(1, 1, 1, 1)
         Rectangle(texture=texture, size=texture.size,
                   pos=(x - texture.width / 2, y - texture.height / 2))
@@ -133,11 +172,28 @@ class BoardMirror(Widget):
     # --- touch ----------------------------------------------------------------------------------
 
     def on_touch_down(self, touch: Any) -> bool:
-        cell = self.cell_at(*touch.pos)
-        if cell is None:
+        if self.disabled or not self.collide_point(*touch.pos):
             return super().on_touch_down(touch)
-        self.dispatch("on_cell", self.geometry.labels[cell])
+        if self.direct:
+            cell = self.cell_at(*touch.pos)
+            if cell is not None:
+                self.dispatch("on_cell", self.geometry.labels[cell])
+            return True
+        cell = self.nearest(*touch.pos)
+        if cell is not None:
+            self.dispatch("on_region", cell)
         return True
 
     def on_cell(self, label: str) -> None:
         """A cell was tapped (bind to enter the tile)."""
+
+    def on_region(self, cell: int) -> None:
+        """The board was tapped near ``cell``, too fine to tap directly (bind to zoom)."""
+
+
+def chain_colour(index: int, rules: Any) -> tuple[float, ...]:
+    """The chain's colour as its rule file names it (the theme's palette until it does)."""
+    try:
+        return theme.chain_colour(index, rules)
+    except TypeError:
+        return theme.chain_colour(index)

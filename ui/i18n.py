@@ -208,7 +208,7 @@ def chain_name(name: str, language: str) -> str:
 def say(message: str, language: str) -> str:
     """What the table said, in ``language``: a Message by its template, else by pattern."""
     if language == "en" or not message:
-        return message
+        return str(message)     # a plain str: Kivy's shortening rebuilds text by its type
     if isinstance(message, Message):
         template = _translated(None, message.template, language)
         if template is not None:

@@ -472,20 +472,12 @@ def test_every_camera_warning_is_translated(warning):
 def test_the_scan_finds_the_messages():
     """The scan still finds what it is for (a refactor must not make the test above vacuous)."""
     files = {where.split(":")[0] for where, _, _ in REFUSAL_SAMPLES}
-    for name in ("tabletop/engine/game", "tabletop/engine/merger", "tabletop/engine/trade_in",
-                 "tabletop/engine/ending", "tabletop/geometry/base", "tabletop/geometry/hexgrid",
+    # The modules whose messages are Messages are scanned by tests/ui/test_catalogues.py.
+    for name in ("tabletop/geometry/base", "tabletop/geometry/hexgrid",
                  "tabletop/engine/ruleset", "tabletop/journal/journal", "tabletop/table/assistant",
-                 "tabletop/table/seating", "tabletop/assembly/simcamera",
-                 "tabletop/assembly/services", "hardware/power", "hardware/printer",
-                 "calibration/calibrate"):
+                 "tabletop/table/seating", "tabletop/assembly/simcamera"):
         assert f"{name}.py" in files, name
-    assert len(REFUSAL_SAMPLES) > 100
-    samples = {sample for _, sample, _ in REFUSAL_SAMPLES}
-    for sample in ("printer unplugged; 3 slips waiting", "printer: not checked yet",
-                   "no USB stick found: plug one in and try again",
-                   "the game is saved, but power-off failed: exit code 3",
-                   "the corners enclose almost nothing: tap the centres of the four corner cells"):
-        assert sample in samples, sample
+    assert len(REFUSAL_SAMPLES) > 40
     from tabletop.assembly.services import TableServices
     from ui.services import Services
 

@@ -23,24 +23,49 @@ def choose(app, label: str, by) -> None:
     raise AssertionError(f"{label!r} not offered: {[o.label for o in app.desk.prompt.options]}")
 
 
+def enter_by_tap(screen, label: str) -> None:
+    """Tap ``label``'s cell in: on the board where its cells are finger-sized, else near it
+    on the board and then on the zoomed picker's cell."""
+    board = screen.ids.board
+    tap_at(*board.centre(board.geometry.parse(label)))
+    if board.direct:
+        return
+    picker = screen.ids.picker
+    assert picker.shown
+    (cell,) = [w for w in picker.children if getattr(w, "text", "").split("\n")[-1] == label]
+    tap(cell)
+    assert not picker.shown and not board.disabled
+
+
+def choice(screen, words: str):
+    """The button of the choices listed whose text starts with ``words``."""
+    (button,) = [w for w in screen.ids.choices.children if w.text.startswith(words)]
+    return button
+
+
 def test_a_full_turn_by_touches(run_app, table):
     from ui.app import TableApp
 
     app = run_app(TableApp(desk=Assistant(table)))
     screen = app.table
     assert screen.ids.title.text == "Cy: place a tile"
-    board = screen.ids.board
-    tap_at(*board.centre(table.game.geometry.parse("1E")))      # the camera missed it
+    enter_by_tap(screen, "1E")                                  # the camera missed it
     assert screen.ids.title.text == "Cy placed 1E"
     assert screen.ids.chosen.text == "1E: founds a chain"
     tap(screen.ids.confirm)
     assert screen.ids.title.text == "Cy: which chain to found?"
-    assert screen.ids.chosen.text.startswith("[color=e69e00][b]Tower[/b][/color]  tier 1")
+    assert "[b]Tower[/b]" in screen.ids.chosen.text and "(1/" not in screen.ids.chosen.text
+    # The chains to found, listed with their price a share: a tap chooses, CONFIRM founds.
+    assert choice(screen, "Luxor").text == "Luxor · $200"
+    tap(choice(screen, "Luxor"))
+    assert app.desk.prompt.chosen.label == "Luxor" and choice(screen, "Luxor").chosen
+    assert "[b]Luxor[/b]" in screen.ids.chosen.text
+    assert [json.loads(line)["do"] for line in table.lines[1:]] == ["place"]   # not yet
+    tap(screen.ids.confirm)
 
     def by_touch(button):
         tap(screen.ids[button])
 
-    choose(app, "Luxor", by_touch)
     assert screen.ids.figures.text == "cash $6,000, these cost $0, left $6,000; 0 of 3 shares"
     choose(app, "+1 Luxor (200)", by_touch)
     assert screen.ids.figures.text == "cash $6,000, these cost $200, left $5,800; 1 of 3 shares"
@@ -136,7 +161,10 @@ def test_the_language_switches_live(run_app, table):
     app = run_app(TableApp(desk=Assistant(table)))
     tap(app.table.ids.language)
     assert app.language == "zh-TW" and app.table.ids.title.text == "Cy：請放一張地磚"
-    tap(app.table.ids.language)
+    for _ in range(5):                                       # round the languages, to English
+        if app.language == "en":
+            break
+        tap(app.table.ids.language)
     assert app.table.ids.title.text == "Cy: place a tile"
 
 
@@ -185,7 +213,10 @@ def test_a_merger_with_two_holders_disposing_by_touches(run_app, tmp_path):
         assert screen.ids.chosen.text.startswith("5C: merges")
         tap(screen.ids.confirm)
         assert screen.ids.title.text.startswith("Ann: your ")
-        assert "bonuses: Ann $" in screen.ids.message.text   # the payout, shown to the holders
+        frames()
+        summary = "\n".join(texts(screen.ids.merger))       # the payout, shown to the holders
+        assert "Ann" in summary and "$" in summary and not screen.ids.players.children
+        assert screen.ids.decider.text == "Ann decides" or screen.ids.turn.text == "Ann to play"
 
         def by_touch(button):
             tap(screen.ids[button])
@@ -194,7 +225,8 @@ def test_a_merger_with_two_holders_disposing_by_touches(run_app, tmp_path):
         assert screen.ids.figures.text.endswith(f"holds 2, may trade {figures['trade_cap']}")
         choose(app, "sell all (sell 2, trade 0)", by_touch)
         assert screen.ids.title.text.startswith("Bob: your ")
-        assert "bonuses: Ann $" in screen.ids.message.text   # still, for the next holder
+        assert summary.split("\n")[0] in texts(screen.ids.merger)   # still, for the next holder
+        assert screen.ids.decider.text == "Bob decides"             # Bob disposes on Ann's turn
         # Bob trades his two with the steppers: the result is shown as he steps.
         tap(disposal_steppers(screen)[1]["+"])
         sell, trade = disposal_steppers(screen)
@@ -208,7 +240,7 @@ def test_a_merger_with_two_holders_disposing_by_touches(run_app, tmp_path):
         assert screen.ids.title.text.startswith("Cy: your ")
         assert disposal_steppers(screen)[1]["count"].text == "0"   # Cy starts afresh
         choose(app, "keep all (sell 0, trade 0)", by_touch)
-        assert screen.ids.tools.height == 0                 # the steppers go with the merger
+        assert not screen.ids.tools.children               # the steppers go with the merger
         assert screen.ids.title.text.startswith("Ann: buy shares")
         expected = replay(lines[: merge + 4]).game
         assert state_json(table.game) == state_json(expected)
@@ -216,7 +248,8 @@ def test_a_merger_with_two_holders_disposing_by_touches(run_app, tmp_path):
 
 def disposal_steppers(screen):
     """The disposal row's steppers: ({"-", "count", "+"} for selling, the same for trading)."""
-    boxes = [w for w in reversed(screen.ids.tools.children) if w.__class__.__name__ == "BoxLayout"]
+    (row,) = screen.ids.tools.children
+    boxes = [w for w in reversed(row.children) if w.__class__.__name__ == "BoxLayout"]
     return [dict(zip(("+", "count", "-"), box.children)) for box in boxes]
 
 
@@ -239,8 +272,10 @@ def test_a_crowded_table_fits_the_screen_with_every_chain_in_reach(run_app, rule
         frames(3)
         assert outside_the_window(app.root) == []
         # (A safe chain is marked `*` after its name while shares are bought.)
+        from ui.i18n import chain_name
+
         names = [t.rstrip("*") for t in texts(app.table.ids.chains) if t.rstrip("*") in
-                 {chain.name for chain in desk.game.rules.chains}]
+                 {chain_name(chain.name, language) for chain in desk.game.rules.chains}]
         assert len(names) == chains
         app.table.ids.chain_rows.scroll_y = 0              # scrolled to the end
         frames(2)
@@ -332,9 +367,12 @@ def test_shares_traded_in_with_steppers_pay_for_a_purchase(run_app, tmp_path):
         rows = screen.ids.chains
 
         def row(name):
+            frames(4)                                       # the table laid out again
             cells = list(reversed(rows.children))
             at = next(i for i, w in enumerate(cells) if getattr(w, "text", "").startswith(
                 f"[b]{name}[/b]"))
+            screen.ids.chain_rows.scroll_to(cells[at], padding=0, animate=False)
+            frames(2)                                       # scrolled to, as a finger would
             return cells[at: at + rows.cols]
 
         def steps(cell):
@@ -345,11 +383,11 @@ def test_shares_traded_in_with_steppers_pay_for_a_purchase(run_app, tmp_path):
             tap(steps(row("Solon")[-1])["+"])
         # 30M wanted, 4M in hand: her own shares to trade in, in place of the bonuses.
         assert "Trade in" in texts(screen.ids.chain_heads)
-        assert row("Solon")[2].text == ""                     # not the chain she buys
+        assert row("Solon")[1].text == ""                     # not the chain she buys
         for _ in range(7):
-            tap(steps(row("Regal")[2])["+"])
-        assert steps(row("Regal")[2])["count"].text == "7"
-        tap(steps(row("Regal")[2])["-"])
+            tap(steps(row("Regal")[1])["+"])
+        assert steps(row("Regal")[1])["count"].text == "7"
+        tap(steps(row("Regal")[1])["-"])
         assert screen.ids.figures.text == \
             "cash 4M, these cost 30M, left 4M; 3 of 6 shares; traded in 30M"
         tap(screen.ids.confirm)
@@ -358,3 +396,45 @@ def test_shares_traded_in_with_steppers_pay_for_a_purchase(run_app, tmp_path):
         assert json.loads(table.lines[-1])["trade_in"] == {"Regal": 6}
 
 
+
+
+def test_a_tap_on_an_occupied_cell_explains_it_and_changes_nothing(run_app, table):
+    """A mis-tap on a tile already down (issue 16, item 5): what is there is said; no flag,
+    no action."""
+    from ui.app import TableApp
+
+    assistant = Assistant(table)
+    app = run_app(TableApp(desk=assistant))
+    screen = app.table
+    enter_by_tap(screen, "1E")
+    tap(screen.ids.confirm)
+    choose(app, "Tower", lambda button: tap(screen.ids[button]))
+    tap(screen.ids.confirm)                                  # Cy buys nothing: Ann to place
+    lines = list(table.lines)
+    enter_by_tap(screen, "1E")                               # Tower's tile, tapped by mistake
+    frames()
+    assert assistant.prompt.flagged == () and screen.ids.board.flagged == []
+    assert table.lines == lines and assistant.prompt.title == "Ann: place a tile"
+    assert "1E" in screen.ids.message.text                  # what is there, explained
+    assert "Take it off" not in screen.ids.message.text
+
+
+def test_the_turn_order_draw_is_tapped_in_on_the_board(run_app):
+    """No camera: each player's drawn tile tapped in on the board, then who drew it tapped."""
+    from tabletop.table.seating import Seating
+    from ui.app import TableApp
+
+    seating = Seating("acquire", ["Ann", "Bob", "Cy"])
+    app = run_app(TableApp(desk=seating))
+    screen = app.table
+    frames()
+    assert screen.ids.turn.text == "Turn-order draw"
+    for label in ("5C", "9I", "1D"):
+        enter_by_tap(screen, label)
+    assert sorted(seating.tiles) == ["1D", "5C", "9I"]
+    assert screen.ids.title.text == "Who drew 1D?"
+    tap(choice(screen, "Cy"))
+    tap(screen.ids.confirm)
+    tap(choice(screen, "Ann"))
+    tap(screen.ids.confirm)
+    assert seating.setup["start_tiles"] == {"Cy": "1D", "Ann": "5C", "Bob": "9I"}
