@@ -8,6 +8,8 @@ language from a catalogue instead of parsing the English back.
 >>> said = Message("{player}: place a tile", player="Ann")
 >>> said
 'Ann: place a tile'
+>>> Message("{0}...{1}").format("Sam", "son")
+'Sam...son'
 >>> said.template, said.params
 ('{player}: place a tile', {'player': 'Ann'})
 >>> said == "Ann: place a tile"
@@ -30,7 +32,9 @@ class Message(str):
     params: dict[str, Any]
 
     def __new__(cls, template: str, **params: Any) -> "Message":
-        made = super().__new__(cls, template.format(**params))
+        # Without values the template is the text: ``type(text)('{0}...{1}')`` (Kivy's
+        # shortening of a label) must not format it.
+        made = super().__new__(cls, template.format(**params) if params else template)
         made.template = template
         made.params = params
         return made

@@ -12,7 +12,9 @@ commits (or a player taps in by hand) becomes a proposal saying what it does;
 a tile the rules refuse is explained, applies nothing, and stays flagged until
 it is taken off the board. What the camera sees is kept beside the game's
 board: where they differ (a tile taken off, a tile the game never heard of)
-the table is shown the differences to settle, never left to guess.
+the table is shown the differences to settle, never left to guess. Ending the
+game by agreement is never an option to cycle to: :meth:`Assistant.propose_end`
+asks every player in turn, and one refusal calls it off.
 
 >>> from tabletop.engine.game import Game
 >>> game = Game("acquire", ["Ann", "Bob"], start_tiles={"Ann": "1A", "Bob": "12I"})
@@ -32,10 +34,12 @@ from typing import Any, Callable, Iterable, Protocol
 
 from tabletop.engine import actions as act
 from tabletop.engine.choices import Disposal
-from tabletop.engine.board import EMPTY, PUT_DEAD, PUT_FOUND, PUT_GROW, PUT_MERGE, PUT_NO_CHAIN
+from tabletop.engine.board import EMPTY, PUT_DEAD, PUT_NO_CHAIN
 from tabletop.engine.game import Game
 from tabletop.errors import TabletopError
-from tabletop.table.prompts import Option, Prompt, describe, disposals, endings, purchases
+from tabletop.messages import Message, message_of
+from tabletop.table.prompts import (Option, Prompt, effects, occupant, proposal_label, proposal_title,
+                                    question)
 
 __all__ = ["Assistant", "BUTTONS", "CONFIRM", "GameTable", "NEXT", "Option", "Prompt", "UNDO",
            "UnjournaledTable"]
@@ -44,6 +48,10 @@ CONFIRM, NEXT, UNDO = "confirm", "next", "undo"
 BUTTONS = (CONFIRM, NEXT, UNDO)
 #: Settle-prompt commands (an option's ``command``).
 DISMISS, PROPOSE = "dismiss", "propose:"
+#: The answers of a player asked to end the game by agreement (an option's ``command``).
+AGREE, REFUSE = "agree", "refuse"
+#: What the table may be doing when an end by agreement is proposed.
+PROPOSABLE = ("place", "buy")
 
 
 class GameTable(Protocol):
@@ -97,6 +105,9 @@ class Assistant:
     _disposal: tuple[int, int] | None = None          # the steppers' (sell, trade), if set
     _banner: str = ""
     _accepted: frozenset[str] = frozenset()             # differences the table chose to leave
+    _asking: tuple[int, ...] = ()                       # seats asked to agree to end, in order
+    _agreed: int = 0                                    # how many of them agreed so far
+    _resume: int = 0                                    # the option chosen before they were asked
 
     def __post_init__(self) -> None:
         self._seen: set[str] | None = None if self.seen is None else set(self.seen)
@@ -171,7 +182,11 @@ class Assistant:
             self._message = "the game is over: no more tiles"
             return
         kind = game.pending.kind
-        if kind == "market":
+        if self._asking:
+            self._flag(label, "placed out of turn",
+                       Message("{tile} was placed while the table decides whether to end the "
+                               "game: take it off", tile=label))
+        elif kind == "market":
             self._propose(act.Market(tile=label))
         elif kind in ("place", "closing") and self._proposal is None:
             self._placed(label)
@@ -186,8 +201,100 @@ class Assistant:
                        f"take it off, finish this first")
 
     def enter(self, label: str) -> None:
-        """A tile tapped in by hand (the camera missed or misread it): as if seen."""
-        self.tile_seen(label)
+        """A tile tapped in by hand (the camera missed or misread it): as if seen.
+
+        A tap on a cell that holds a tile, or on the tile waiting for CONFIRM, is a
+        mis-tap: it is told what is there, and nothing changes.
+        """
+        label = self._canonical(label)
+        if label is None:
+            return
+        held = occupant(self.game, label)
+        if held is not None:
+            self._message = held
+        elif getattr(self._proposal, "tile", None) == label:
+            self._message = Message("{tile} is the tile proposed: CONFIRM applies it, UNDO takes "
+                                    "it back", tile=label)
+        else:
+            self.tile_seen(label)
+
+    def choose(self, index: int) -> None:
+        """Make option ``index`` the chosen one, as that many NEXT presses would (a tap on a list).
+
+        Nothing is applied: CONFIRM does. An index outside the options changes nothing.
+        """
+        options = self.prompt.options
+        if isinstance(index, int) and 0 <= index < len(options):
+            self._index = index
+
+    # --- ending by agreement ------------------------------------------------------------------
+
+    @property
+    def end_proposable(self) -> bool:
+        """Whether the current player may propose now that everyone agrees to end the game."""
+        return self._unproposable() is None
+
+    def _unproposable(self) -> Message | None:
+        """Why an end by agreement may not be proposed now, or None."""
+        game = self.game
+        if not game.options.get("agreed_end"):
+            return Message("this table plays without ending by agreement")
+        if game.pending is None:
+            return Message("the game is over")
+        if game.end_declared:
+            return Message("the end is already declared")
+        if self._asking:
+            return Message("the table is already asked whether to end the game")
+        if self._proposal is not None:
+            return Message("{tile} waits for CONFIRM or UNDO: finish it, then propose the end",
+                           tile=self._proposal.tile)
+        if game.pending.kind not in PROPOSABLE:
+            return Message("finish this decision first, then propose the end")
+        return None
+
+    def propose_end(self) -> None:
+        """Ask every player in turn, the current player (who proposes) first, to end the game now.
+
+        The others are asked in turn order from the proposer. CONFIRM agrees, NEXT
+        then CONFIRM refuses; when all agree the end is played (journaled), one
+        refusal ends the asking and play goes on where it was.
+        """
+        refused = self._unproposable()
+        if refused is not None:
+            self._message = refused
+            return
+        game, n = self.game, len(self.game.names)
+        self._asking = tuple((game.current + k) % n for k in range(n))
+        self._agreed, self._resume, self._index, self._message = 0, self._index, 0, ""
+
+    def _answer(self, command: str) -> None:
+        names = self.game.names
+        if command == REFUSE:
+            who = names[self._asking[self._agreed]]
+            self._stop_asking()
+            self._message = Message("{player} refused to end the game", player=who)
+            return
+        self._agreed, self._index = self._agreed + 1, 0
+        if self._agreed == len(self._asking):
+            self._stop_asking()
+            self._apply(act.End(agreed=True), "end by agreement of all players")
+
+    def _stop_asking(self) -> None:
+        self._asking, self._agreed, self._index, self._message = (), 0, self._resume, ""
+
+    def _agree_prompt(self, common: dict[str, Any]) -> Prompt:
+        names = self.game.names
+        asked, proposer = names[self._asking[self._agreed]], names[self._asking[0]]
+        title = Message("{player}: end the game now, if everyone agrees? CONFIRM agrees, "
+                        "NEXT refuses", player=asked) if asked == proposer else \
+            Message("{player}: {proposer} proposes to end the game now. CONFIRM agrees, "
+                    "NEXT refuses", player=asked, proposer=proposer)
+        if self._agreed and not common["message"]:
+            common = dict(common, message=Message("agreed so far: {players}", players=", ".join(
+                names[seat] for seat in self._asking[:self._agreed])))
+        options = (Option(Message("agree"), None, command=AGREE),
+                   Option(Message("refuse"), None, command=REFUSE))
+        return Prompt("agree", asked, title, options, min(self._index, 1), **common)
 
     def reveal_dead(self, label: str, player: str | None = None) -> None:
         """``player`` (any, at any time; default the one to act) shows a dead tile: propose it."""
@@ -239,7 +346,11 @@ class Assistant:
     def camera_lost(self, message: str) -> None:
         """The camera stopped: switch to entering tiles by hand, with a banner saying so."""
         if not self._banner:
-            self._banner = f"camera off ({message}): tap each tile's cell to enter it"
+            # A reason made as a Message is rendered by its template; a camera's own English
+            # reason by the screen's patterns, which translate it inside the whole sentence.
+            self._banner = Message("camera off ({message}): tap each tile's cell to enter it",
+                                   message=message) if isinstance(message, Message) else \
+                f"camera off ({message}): tap each tile's cell to enter it"
         self._seen = None
 
     def camera_back(self) -> None:
@@ -264,7 +375,7 @@ class Assistant:
         Kept within the bank's shares and the buy limit; the engine still judges
         the purchase (cash, trade-in) when it is confirmed.
         """
-        if self.game.pending is None or self.game.pending.kind != "buy":
+        if self.game.pending is None or self.game.pending.kind != "buy" or self._asking:
             return
         others = [c for c in self._basket if c != chain]
         count = max(0, min(count, self.game.bank[chain], self.game.rules.buy_limit - len(others)))
@@ -281,7 +392,8 @@ class Assistant:
         rest when the purchase is confirmed (trading in only when cash is short).
         """
         game = self.game
-        if game.pending is None or game.pending.kind != "buy" or not game.rules.trade_to_buy:
+        if game.pending is None or game.pending.kind != "buy" or not game.rules.trade_to_buy \
+                or self._asking:
             return
         held = game.holdings[game.pending.player][chain] \
             if game.board.sizes[chain] and chain not in self._basket else 0
@@ -296,7 +408,7 @@ class Assistant:
         the chosen option (CONFIRM applies it; NEXT still reaches the presets).
         """
         game = self.game
-        if game.pending is None or game.pending.kind != "dispose":
+        if game.pending is None or game.pending.kind != "dispose" or self._asking:
             return
         seat, ratio = game.pending.player, game.rules.trade_ratio or 1
         held = game.holdings[seat][game.merger.defunct]
@@ -311,13 +423,13 @@ class Assistant:
         Each is journaled as an undo; the first the rules refuse stops it, with the reason.
         """
         self._proposal, self._basket, self._traded, self._index = None, [], [], 0
-        self._disposal = None
+        self._disposal, self._asking, self._agreed = None, (), 0
         undone = 0
         while len(self.game.history) > max(actions, 0):
             try:
                 self.events = self.table.undo()
             except TabletopError as error:
-                self._message = str(error)
+                self._message = message_of(error)
                 break
             undone += 1
         if undone:
@@ -349,25 +461,22 @@ class Assistant:
                       differences=differences)
         if game.pending is None:
             return Prompt("over", None, "The game is over", (), 0, **common)
+        if self._asking:
+            return self._agree_prompt(common)
         kind, player = game.pending.kind, game.names[game.pending.player]
         if self._proposal is not None:
-            options = [Option(self._describe(self._proposal), self._proposal)]
-            title = self._proposal_title(player)
+            options = [Option(proposal_label(game, self._proposal), self._proposal)]
+            title = proposal_title(self._proposal, player)
         elif set(differences) - self._accepted:
             kind, title, options = "settle", "The board and the game differ", \
                 self._settling(kind)
         else:
-            title, options = self._question(kind, player)
+            title, options = question(game, kind, player, self._basket, self._traded,
+                                      self._disposal, self.manual)
         index = min(self._index, max(len(options) - 1, 0))
-        return Prompt(kind, player, title, tuple(options), index, **common)
-
-    def _proposal_title(self, player: str) -> str:
-        proposal = self._proposal
-        if isinstance(proposal, act.Place):
-            return f"{player} placed {proposal.tile}"
-        if isinstance(proposal, act.Dead):
-            return f"{proposal.player or player} reveals {proposal.tile}"
-        return f"{player}: the market draws {proposal.tile}"
+        said = effects(game, options[index], self._basket, self._traded) \
+            if options and kind != "settle" else ()
+        return Prompt(kind, player, title, tuple(options), index, effects=said, **common)
 
     def _settling(self, kind: str) -> list[Option]:
         options = []
@@ -379,60 +488,6 @@ class Assistant:
         options.append(Option("carry on: the game's record stands", None, command=DISMISS))
         return options
 
-    def _question(self, kind: str, player: str) -> tuple[str, list[Option]]:
-        game, chains = self.game, self.game.rules.chains
-        if kind in ("found", "survivor", "next_defunct"):
-            verb = {"found": "found", "survivor": "keep as the survivor",
-                    "next_defunct": "dispose of next"}[kind]
-            action = {"found": act.Found, "survivor": act.Survivor,
-                      "next_defunct": act.NextDefunct}[kind]
-            return (f"{player}: which chain to {verb}?",
-                    [Option(chains[c].name, action(chain=chains[c].name))
-                     for c in game.pending.choices])
-        if kind == "dispose":
-            return (f"{player}: your {chains[game.merger.defunct].name} shares",
-                    disposals(game, self._disposal))
-        if kind == "buy":
-            return (f"{player}: buy shares (so far {describe(game, self._basket, self._traded)})",
-                    purchases(game, self._basket, self._traded, agreed_end=True))
-        if kind == "market":
-            return f"{player}: draw a tile for the stock market and place it", []
-        verb = "place a tile" if kind == "place" else "place a closing tile"
-        waiting = f"waiting: {verb}" + (" (tap its cell)" if self.manual else "")
-        options = [Option(waiting, None)]
-        if kind == "place":
-            options.append(Option("no playable tile", act.NoTile()))
-            options.extend(endings(game, agreed=True))
-        else:
-            options.append(Option("no more closing tiles: score the game", act.End()))
-        return f"{player}: {verb}", options
-
-    def _describe(self, action: act.Action) -> str:
-        if isinstance(action, act.Market):
-            return f"the market gets the shares of {action.tile}"
-        if isinstance(action, act.Dead):
-            return f"{action.tile} is dead (it would merge two safe chains): reveal it, draw another"
-        game = self.game
-        cell = game.geometry.parse(action.tile)
-        what, touched = game.board.classify(cell)
-        chains, sizes = game.rules.chains, game.board.sizes
-        if what == PUT_FOUND:
-            return f"{action.tile}: founds a chain"
-        if what == PUT_GROW:
-            (chain,) = touched
-            return f"{action.tile}: grows {chains[chain].name} ({sizes[chain]})"
-        if what == PUT_MERGE:
-            order = sorted(touched, key=lambda c: -sizes[c])
-            big = order[0]
-            if sizes[order[1]] == sizes[big]:
-                return (f"{action.tile}: merges "
-                        f"{', '.join(f'{chains[c].name} ({sizes[c]})' for c in order)}: "
-                        f"a tie, the survivor to be chosen")
-            return (f"{action.tile}: merges "
-                    f"{', '.join(f'{chains[c].name} ({sizes[c]})' for c in order[1:])} "
-                    f"into {chains[big].name} ({sizes[big]})")
-        return f"{action.tile}: a lone tile"
-
     # --- applying -----------------------------------------------------------------------------
 
     def _canonical(self, label: str) -> str | None:
@@ -441,7 +496,7 @@ class Assistant:
         try:
             return geometry.labels[geometry.parse(label)]
         except TabletopError as error:
-            self._message = str(error)
+            self._message = message_of(error)
             return None
 
     def _flag(self, label: str, reason: str, message: str) -> None:
@@ -489,7 +544,7 @@ class Assistant:
         try:
             self.events = self.table.push(action)
         except TabletopError as error:
-            self._message = str(error)
+            self._message = message_of(error)
             if isinstance(proposal, (act.Place, act.Dead)):
                 self.flagged[proposal.tile] = str(error)
                 self._proposal, self._index = None, 0
@@ -507,6 +562,9 @@ class Assistant:
         self._tell(f"{actor}: {label}")
 
     def _command(self, command: str) -> None:
+        if command in (AGREE, REFUSE):
+            self._answer(command)
+            return
         if command == DISMISS:
             self._accepted = frozenset(self.differences)
         elif command.startswith(PROPOSE):
@@ -515,6 +573,12 @@ class Assistant:
         self._index = 0
 
     def _undo(self) -> None:
+        if self._asking:        # one answer back; at the first, the asking is called off
+            if self._agreed:
+                self._agreed, self._index, self._message = self._agreed - 1, 0, ""
+            else:
+                self._stop_asking()
+            return
         if self._disposal is not None:      # the steppers' disposal first, back to the presets
             self._disposal, self._index, self._message = None, 0, ""
             return
@@ -538,7 +602,7 @@ class Assistant:
         try:
             self.events = self.table.undo()
         except TabletopError as error:
-            self._message = str(error)
+            self._message = message_of(error)
             return
         self._index, self._message = 0, ""
         self._tell("undo")

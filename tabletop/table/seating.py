@@ -3,10 +3,11 @@
 Players have taken their seats in the app (``players``, in seating order).
 Each draws a tile and places it on its cell; the camera records them all at
 once (the one moment several new tiles are expected: the tracker reports them
-together) or one by one, or they are tapped in. The table then says who drew
-each tile (NEXT cycles the names, CONFIRM assigns; the last is implied), the
-engine names the first player, and :attr:`Seating.setup` is the table-script
-setup line that starts the game.
+together) or one by one, or they are tapped in (:meth:`Seating.enter`; with no
+camera, the only way: UNDO takes back the last tile tapped). The table then says
+who drew each tile (NEXT cycles the names or a name is tapped, CONFIRM assigns;
+the last is implied), the engine names the first player, and
+:attr:`Seating.setup` is the table-script setup line that starts the game.
 
 >>> seating = Seating("acquire", ["Ann", "Bob", "Cy"])
 >>> seating.changes_seen(["5C", "9I", "1D"], [])
@@ -28,6 +29,7 @@ from tabletop.table.assistant import BUTTONS, CONFIRM, NEXT, UNDO
 from tabletop.engine.game import Game
 from tabletop.engine.names import clean_names
 from tabletop.errors import TabletopError
+from tabletop.messages import Message, message_of
 from tabletop.table.prompts import Option, Prompt
 from tabletop.engine.ruleset import RuleSet, load_rules
 
@@ -49,6 +51,8 @@ class Seating:
         self.first: str | None = None
         self._index = 0
         self._message = ""
+        self._banner = ""
+        self._tapped: list[str] = []             # tiles entered by hand, in order (UNDO's)
         Game(self.rules, self.players, self.options)   # names and options checked now, not later
 
     # --- inputs, as the assistant's ------------------------------------------------------------
@@ -57,7 +61,38 @@ class Seating:
         """One turn-order tile seen (or tapped in)."""
         self.changes_seen([label], [])
 
-    enter = tile_seen
+    def enter(self, label: str) -> None:
+        """A turn-order tile tapped in by hand. A tap on a cell already in is told what is
+        there and changes nothing; once every player's tile is in, more are refused."""
+        if self.setup is not None:
+            return
+        try:
+            label = self.geometry.labels[self.geometry.parse(label)]
+        except TabletopError as error:
+            self._message = message_of(error)
+            return
+        if label in self.tiles:
+            self._message = Message("{tile} was drawn by {player}", tile=label,
+                                    player=self.drawn[label]) if label in self.drawn else \
+                Message("{tile} is already in: UNDO takes back the last tile tapped", tile=label)
+        elif len(self.tiles) >= len(self.players):
+            self._message = Message("every player's tile is in: UNDO takes back the last tile "
+                                    "tapped")
+        else:
+            self.flagged.pop(label, None)       # drawn again after a tie: it is back, not extra
+            self.changes_seen([label], [])
+            self._tapped.append(label)
+
+    def choose(self, index: int) -> None:
+        """Make option ``index`` the chosen one (a name tapped in a list); CONFIRM applies it."""
+        options = self.prompt.options
+        if isinstance(index, int) and 0 <= index < len(options) and self.prompt.kind == "seat":
+            self._index = index
+
+    @property
+    def manual(self) -> bool:
+        """Whether the camera is off: the tiles drawn are entered by tapping their cells."""
+        return bool(self._banner)
 
     def tile_removed(self, label: str) -> None:
         self.changes_seen([], [label])
@@ -75,11 +110,13 @@ class Seating:
             if label in self.tiles:
                 self.tiles.remove(label)
                 self.drawn.clear()
+            if label in self._tapped:
+                self._tapped.remove(label)
         for label in new:
             try:
                 cell = self.geometry.parse(label)
             except TabletopError as error:
-                self._message = str(error)
+                self._message = message_of(error)
                 continue
             label = self.geometry.labels[cell]
             if label not in self.tiles and label not in self.flagged:
@@ -90,10 +127,14 @@ class Seating:
             f"{len(self.tiles)} tiles for {len(self.players)} players: take the extra ones off"
 
     def camera_lost(self, message: str) -> None:
-        self._message = f"camera off ({message}): tap each drawn tile's cell"
+        """The camera stopped (or there is none): the tiles drawn are tapped in, a banner says so."""
+        # As the assistant's: a Message reason by its template, a camera's English by the patterns.
+        self._banner = Message("camera off ({message}): tap each drawn tile's cell",
+                               message=message) if isinstance(message, Message) else \
+            f"camera off ({message}): tap each drawn tile's cell"
 
     def camera_back(self) -> None:
-        self._message = ""
+        self._banner = ""
 
     def press(self, button: str) -> None:
         """NEXT cycles the names, CONFIRM says who drew the tile asked about, UNDO takes it back."""
@@ -106,6 +147,8 @@ class Seating:
         elif button == UNDO and self.drawn:
             self.drawn.popitem()
             self._index = 0
+        elif button == UNDO and self._tapped:      # a tile tapped in by mistake
+            self.changes_seen([], [self._tapped[-1]])
         elif button == CONFIRM and options and self.prompt.kind == "seat":
             self._assign(self.prompt.chosen.label)
 
@@ -113,20 +156,27 @@ class Seating:
 
     @property
     def prompt(self) -> Prompt:
-        flagged = tuple(self.flagged)
+        flagged, banner = tuple(self.flagged), self._banner
         if self.setup is not None:
-            return Prompt("seated", self.first, f"{self.first} starts", (), 0, self._message, flagged)
+            return Prompt("seated", self.first, f"{self.first} starts", (), 0, self._message, flagged,
+                          banner)
         if len(self.tiles) != len(self.players):
+            if self.manual:
+                return Prompt("draw", None, Message(
+                    "Each player draws a tile and places it; tap the cell of each tile drawn: "
+                    "{count} of {players} in", count=len(self.tiles), players=len(self.players)),
+                    (Option(Message("waiting: tap the cell of each tile drawn"), None),), 0,
+                    self._message, flagged, banner)
             return Prompt("draw", None,
                           f"Each player draws a tile and places it: {len(self.tiles)} of "
                           f"{len(self.players)} seen",
                           (Option("waiting for the turn-order tiles", None),), 0,
-                          self._message, flagged)
+                          self._message, flagged, banner)
         tile = next(label for label in self.tiles if label not in self.drawn)
         left = [name for name in self.players if name not in self.drawn.values()]
         options = tuple(Option(name, None) for name in left)
         return Prompt("seat", None, f"Who drew {tile}?", options,
-                      min(self._index, len(options) - 1), self._message, flagged)
+                      min(self._index, len(options) - 1), self._message, flagged, banner)
 
     def _assign(self, name: str) -> None:
         tile = next(label for label in self.tiles if label not in self.drawn)
@@ -147,8 +197,9 @@ class Seating:
         except TabletopError as error:
             # A tie for first (a card in several copies): those players draw again.
             self._message = f"{error}; take the tiles off and draw again"
-            self.flagged = {label: "draw again" for label in self.tiles}
-            self.tiles, self.drawn = [], {}
+            # With no camera to see them go, the tiles are not flagged: drawn again, they are tapped.
+            self.flagged = {} if self.manual else {label: "draw again" for label in self.tiles}
+            self.tiles, self.drawn, self._tapped = [], {}, []
             return
         setup: dict[str, Any] = {"rules": self.rules.source, "players": self.players,
                                  "options": self.options, "start_tiles": tiles}

@@ -239,9 +239,12 @@ def test_the_players_may_agree_to_end_and_the_turn_is_finished_first(journal):
                                      "start_tiles": {"Ann": "1A", "Bob": "12I"}}})
     assistant = Assistant(table)
     assert "end the game" not in labels(assistant)              # no chain is safe yet
-    choose(assistant, "end by agreement of all players")
+    assert assistant.end_proposable
+    assistant.propose_end()
+    assistant.press(CONFIRM)                                    # Ann proposes
+    assistant.press(CONFIRM)                                    # Bob agrees
     assert json.loads(table.lines[-1]) == {"do": "end", "agreed": True, "player": "Ann"}
-    assert "end by agreement of all players" not in labels(assistant)
+    assert not assistant.end_proposable
     assistant.tile_seen("6C")                                   # Ann still plays her turn
     assistant.press(CONFIRM)
     choose(assistant, "buy nothing")
@@ -252,7 +255,12 @@ def test_a_table_that_plays_without_agreed_ends_is_not_offered_one(journal):
     table = journal.start({"setup": {"rules": "acquire", "players": ["Ann", "Bob"],
                                      "options": {"agreed_end": False},
                                      "start_tiles": {"Ann": "1A", "Bob": "12I"}}})
-    assert "end by agreement of all players" not in labels(Assistant(table))
+    assistant = Assistant(table)
+    assert not assistant.end_proposable
+    assistant.propose_end()
+    prompt = assistant.prompt
+    assert prompt.kind == "place" and prompt.message == "this table plays without ending by agreement"
+    assert len(table.lines) == 1
 
 
 # --- the camera's board beside the game's --------------------------------------------------------
