@@ -3,6 +3,11 @@
 The app holds no game logic. A clock steps the :class:`~tabletop.table.loop.TableLoop`
 (one camera frame a tick) and polls the GPIO buttons; keys ``c``/Enter,
 ``n``/Space and ``u``/Backspace press CONFIRM, NEXT and UNDO on a laptop.
+
+The layout is scaled to the window (:mod:`ui.window`), whose size the caller
+chose before Kivy made it. A brand-new table is led through first use: with no
+calibration it opens on the calibration screen and its steps, then the setup;
+with no camera every desk is told so, and the table plays by taps.
 """
 
 from __future__ import annotations
@@ -17,17 +22,21 @@ from kivy.properties import StringProperty
 from kivy.uix.modalview import ModalView
 from kivy.uix.screenmanager import NoTransition, ScreenManager
 
+from hardware.status import READY
 from tabletop.errors import TabletopError
+from tabletop.messages import Message
 from tabletop.table.assistant import Assistant
 from tabletop.table.loop import ButtonEvent, Desk, Signals, TableLoop
 from tabletop.table.seating import Seating
 from tabletop.table.prompts import Prompt
-from ui import theme
+from ui import theme, window
 from ui.ask import Asked
 from ui.i18n import LANGUAGES, say
 from ui.calibscreen import CalibrationScreen
 from ui.history import HistoryScreen
+from ui.infocard import InfoCardScreen
 from ui.results import ResultsScreen
+from ui.scoresheet import ScoreSheetScreen
 from ui.services import Services
 from ui.setup import SetupScreen
 from ui.tablescreen import TableScreen
@@ -53,7 +62,8 @@ class TableApp(App):
                  disclosure: str = "open", fps: float = 10.0,
                  new_game: Callable[[str, list, dict], None] | None = None,
                  services: Services | None = None, driver: Iterator[None] | None = None,
-                 camera: Any = None, **kwargs: Any) -> None:
+                 camera: Any = None, camera_off: str = "", calibrated: bool = True,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         #: An iterator advanced one step a tick instead of stepping the loop (the demo's
         #: bots, which step the loop themselves).
@@ -63,6 +73,14 @@ class TableApp(App):
             self.loop.signals = controls
         #: The camera the calibration screen shows (the table's; the loop's when it has one).
         self.camera = camera if camera is not None else self.loop.camera
+        #: Why the table plays by taps ("" while the camera reads the board): no camera
+        #: configured or found. Every desk is told (its banner says so).
+        self.camera_off = camera_off
+        #: False on a new table whose camera is not calibrated: the app opens on the
+        #: calibration screen with its steps, and goes on to the setup once it is saved.
+        self.calibrated = calibrated
+        self._told: tuple[int, str] | None = None     # the desk told of the camera, and what
+        self._rescale: Callable[..., None] | None = None
         #: The table's devices and journal for the screens (None: a table without them).
         self.services = services
         #: Called with (rules, players, options) when the setup screen starts a game; by
@@ -84,6 +102,8 @@ class TableApp(App):
         return self.loop.signals
 
     def build(self) -> ScreenManager:
+        # The layout's dp follow the window: set before the screens are made.
+        self._rescale = window.follow(Window)
         manager = ScreenManager(transition=NoTransition())
         self.table = TableScreen(name="table", desk=self.desk, language=self.language,
                                  disclosure=self.disclosure)
@@ -92,11 +112,19 @@ class TableApp(App):
         self.setup = SetupScreen(name="setup", language=self.language, starter=self.start_game)
         self.calibration = CalibrationScreen(
             name="calibration", language=self.language, camera=self.camera,
-            saver=self.services.save_calibration if self.services is not None else None)
-        self.screens = (self.table, self.history, self.results, self.setup, self.calibration)
+            saver=self._save_calibration if self.services is not None else None,
+            guide=self.first_use)
+        self.scores = ScoreSheetScreen(name="scores", desk=self.desk, language=self.language)
+        self.card = InfoCardScreen(name="card", desk=self.desk, language=self.language)
+        self.screens = (self.table, self.history, self.results, self.setup, self.calibration,
+                        self.scores, self.card)
         for screen in self.screens:
             manager.add_widget(screen)
-        if self.desk is None:
+        if self.first_use:
+            manager.current = "calibration"
+            self.calibration.rules = self.setup.rules
+            self.calibration.refresh()
+        elif self.desk is None:
             manager.current = "setup"
             self.setup.refresh()
         Window.clearcolor = theme.BACKGROUND
@@ -105,6 +133,55 @@ class TableApp(App):
         if self.desk is not None:
             self.table.refresh()
         return manager
+
+    def on_stop(self) -> None:
+        if self._rescale is not None:
+            window.unfollow(Window, self._rescale)
+            self._rescale = None
+
+    # --- first use: the camera -------------------------------------------------------------
+
+    @property
+    def first_use(self) -> bool:
+        """A camera that is there but not calibrated yet: the calibration comes first."""
+        return not self.calibrated and not self.camera_off and self.camera is not None
+
+    def camera_reason(self) -> str:
+        """Why tiles are tapped in ("" when the camera reads the board)."""
+        if self.camera_off and self.camera is not None and self.camera.status.state == READY:
+            self.camera_off = ""       # the camera found after all: its frames come
+        if self.camera_off:
+            return self.camera_off
+        return "" if self.calibrated or self.camera is None else \
+            Message("not calibrated yet")
+
+    def _tell_desk(self, desk: Desk) -> None:
+        """Tell the desk (each new one: the seating, then the game) whether the camera reads
+        the board, once for each change."""
+        told, reason = self._told, self.camera_reason()
+        if told == (id(desk), reason):
+            return
+        if reason:
+            desk.camera_lost(reason)
+        elif told is not None and told[0] == id(desk):
+            desk.camera_back()
+        self._told = (id(desk), reason)
+
+    def _save_calibration(self, calibration: Any) -> str:
+        """The calibration screen's Save: kept by the services; on first use the table goes
+        on to the setup (or its game) once the eyes have it."""
+        eyes = self.loop.eyes
+        said = self.services.save_calibration(calibration)
+        if self.loop.eyes is not eyes:
+            first = not self.calibrated
+            self.calibrated = True
+            if first:
+                Clock.schedule_once(self._after_first_calibration, 1.0)   # "saved" read first
+        return said
+
+    def _after_first_calibration(self, *_: Any) -> None:
+        if self.root.current == "calibration":
+            self.show("table" if self.desk is not None else "setup")
 
     def tick(self, *_: Any) -> None:
         """One beat of the table (a camera frame, the buttons pressed since, the light and
@@ -131,6 +208,7 @@ class TableApp(App):
         desk = self.desk
         if desk is None:
             return
+        self._tell_desk(desk)
         prompt = prompt if prompt is not None and not force else desk.prompt
         game = desk.game if isinstance(desk, Assistant) else None
         self.table.device = self.services.printer_banner() if self.services is not None else ""

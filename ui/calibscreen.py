@@ -1,6 +1,10 @@
 """The calibration screen: the live camera with the markers it sees; the player taps the four
 corner cells, the predicted grid is drawn over the picture at once (a hex board's row parity
 can be flipped and seen), then saved; a test mode rings the cells the camera reads as occupied.
+
+On a table set up for the first time the steps come first, beside the picture:
+what to print (``tabletop markers``), where the markers go, where the camera
+goes, the corner cells to tap in order, and Save.
 """
 
 from __future__ import annotations
@@ -9,10 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from kivy.clock import Clock
+from kivy.factory import Factory
 from kivy.graphics import Color, Ellipse, Line, Rectangle
 from kivy.graphics.texture import Texture
 from kivy.lang import Builder
-from kivy.properties import ListProperty, ObjectProperty, StringProperty
+from kivy.metrics import dp, sp
+from kivy.properties import BooleanProperty, ListProperty, ObjectProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.screenmanager import Screen
 from kivy.uix.widget import Widget
 
@@ -21,6 +29,21 @@ from ui import theme
 from ui.i18n import say, text
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
+
+#: The colour of the first-use step the table is at (markup), light blue as the status line.
+NOW = "9fe6ff"
+
+
+class TextKey(str):
+    """A status line that is one of the screen's fixed strings (its key): shown in the
+    language of the moment, also after the language is changed."""
+
+
+class GuideStep(BoxLayout):
+    """One first-use step: its number, and its words beside it (lines wrap under the words)."""
+
+    number = StringProperty("")
+    words = StringProperty("")
 
 
 class CameraView(Widget):
@@ -76,18 +99,20 @@ class CameraView(Widget):
         with self.canvas:
             Color(1, 1, 1, 1)
             Rectangle(texture=self._texture, pos=(left, bottom), size=(width * scale, height * scale))
+            # Marks in dp: as large to the eye on a 1920x1080 panel as on an 800x480 one.
+            dot, ring, tapped = dp(2.5), dp(7), dp(9)
             Color(0.3, 0.9, 1, 0.9)
             for x, y in self.grid:
                 px, py = self.to_widget(x, y)
-                Ellipse(pos=(px - 2, py - 2), size=(4, 4))
+                Ellipse(pos=(px - dot, py - dot), size=(2 * dot, 2 * dot))
             Color(*theme.WARNING)
             for x, y in self.occupied:
                 px, py = self.to_widget(x, y)
-                Line(circle=(px, py, 7), width=1.5)
+                Line(circle=(px, py, ring), width=dp(1.5))
             Color(1, 0.85, 0.3, 1)
             for x, y in self.taps:
                 px, py = self.to_widget(x, y)
-                Line(circle=(px, py, 9), width=2)
+                Line(circle=(px, py, tapped), width=dp(2))
 
     def on_touch_down(self, touch: Any) -> bool:
         if self.image is None or not self.collide_point(*touch.pos):
@@ -107,12 +132,15 @@ class CalibrationScreen(Screen):
     options = ObjectProperty({})
     camera = ObjectProperty(None, allownone=True)     # read() -> a frame with .image, or None
     saver = ObjectProperty(None, allownone=True)      # called with the Calibration to keep
+    #: The first-use steps shown beside the picture.
+    guide = BooleanProperty(False)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.calibration: Any = None
         self.testing = False
         self._message = ""
+        self._steps_shown: tuple | None = None
         self.ids.view.bind(on_image_tap=lambda _, x, y: self.tap(x, y))
 
     # --- the camera ---------------------------------------------------------------------------
@@ -147,6 +175,10 @@ class CalibrationScreen(Screen):
             self._calibrate()
         self.refresh()
 
+    def toggle_guide(self) -> None:
+        self.guide = not self.guide
+        self.refresh()
+
     def toggle_test(self) -> None:
         self.testing = not self.testing and self.calibration is not None
         self.ids.view.occupied = []
@@ -156,7 +188,7 @@ class CalibrationScreen(Screen):
 
     def save(self) -> None:
         if self.calibration is None:
-            self._message = text("calib_first", self.language)
+            self._message = TextKey("calib_first")
         elif self.saver is not None:
             self._message = self.saver(self.calibration)
         self.refresh()
@@ -177,7 +209,7 @@ class CalibrationScreen(Screen):
         layout = calibration.layout
         matrix = homography(layout.corner_points(), calibration.corners_px)
         view.grid = [tuple(p) for p in calibration.to_image(matrix, layout.centres)]
-        self.calibration, self._message = calibration, text("calib_done", self.language)
+        self.calibration, self._message = calibration, TextKey("calib_done")
         self._recognizer = None
 
     def _read(self, image: np.ndarray) -> None:
@@ -200,13 +232,53 @@ class CalibrationScreen(Screen):
         ids.test.text = text("calib_test", language) + (" ✓" if self.testing else "")
         ids.save.text = text("calib_save", language)
         ids.back.text = text("back", language)
+        ids.steps.text = text("calib_steps", language) + (" ✓" if self.guide else "")
         corners = self._corner_labels()
         taps = len(ids.view.taps)
         ids.heading.text = text("calib_tap", language, cell=corners[taps]) if taps < 4 else \
             text("calib_grid", language)
         markers = self._markers()
-        ids.status.text = say(self._message, language) if self._message else \
+        if self.guide:
+            self._show_steps(corners, markers)
+        image = ids.view.image
+        said = self._message
+        ids.status.text = text(said, language) if isinstance(said, TextKey) else \
+            str.__str__(say(said, language)) if said else \
+            text("calib_no_camera", language) if self.camera is None and image is None else \
+            text("calib_waiting", language) if image is None else \
             text("calib_markers", language, seen=markers)
+
+    def _show_steps(self, corners: list[str], markers: str) -> None:
+        """The first-use steps, numbered, the one the table is at in colour and scrolled to
+        (made again only when they change: the screen refreshes ten times a second)."""
+        language = self.language
+        steps = [text("calib_step_print", language), text("calib_step_stick", language),
+                 text("calib_step_camera", language, seen=markers),
+                 text("calib_step_tap", language, corners=", ".join(corners)),
+                 text("calib_step_save", language)]
+        now = 4 if self.calibration is not None else 3 if self.ids.view.image is not None else 2
+        shown = (language, tuple(steps), now)
+        if shown == self._steps_shown:
+            return
+        self._steps_shown = shown
+        box = self.ids.guide
+        box.clear_widgets()
+        box.add_widget(Factory.GuideText(text=text("calib_steps_title", language),
+                                         font_size=sp(18), color=theme.TEXT))
+        rows = []
+        for number, step in enumerate(steps):
+            # The step the table is at stands out in colour (the font has no bold face).
+            words = f"[color={NOW}]{step}[/color]" if number == now else step
+            rows.append(GuideStep(number=f"{number + 1}.", words=words))
+            box.add_widget(rows[-1])
+        Clock.schedule_once(lambda _: self._scroll_to(rows[now]), 0.1)    # once laid out
+
+    def _scroll_to(self, row: Any) -> None:
+        """The steps scrolled so that ``row`` (the step the table is at) is at the top."""
+        view, box = self.ids.guide_view, self.ids.guide
+        spare = box.height - view.height
+        if spare > 0:
+            view.scroll_y = 1 - min(1.0, max(0.0, (box.top - row.top - dp(4)) / spare))
 
     def _corner_labels(self) -> list[str]:
         from tabletop.engine.ruleset import load_rules

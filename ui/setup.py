@@ -103,6 +103,7 @@ class SetupScreen(Screen):
         ids.rules.text = ruleset.title
         ids.note.text = text("provisional", language) if ruleset.provisional else ""
         ids.add.text = text("add_player", language)
+        ids.add.disabled = len(self.players) >= ruleset.max_players
         ids.start.text = text("start", language)
         ids.calibrate.text = text("calibrate", language)
         ids.resume.text = text("resume", language)
@@ -118,19 +119,23 @@ class SetupScreen(Screen):
             current = self.options.get(name, option.default)
             button = Button(text=f"{text('opt_' + name, language)}: "
                                  f"{value_name(current, language)}",
-                            font_name=ids.start.font_name, font_size="15sp")
+                            font_name=ids.start.font_name, font_size="16sp",
+                            background_normal="", background_color=(0.25, 0.27, 0.31, 1),
+                            shorten=True)
+            button.bind(size=_fit_text)
             button.bind(on_release=lambda _, n=name: self.step_option(n))
             ids.options.add_widget(button)
         ids.players.clear_widgets()
         for index, name in enumerate(self.players):
             field = TextInput(text=name, multiline=False, font_size="18sp",
-                              font_name=ids.start.font_name, write_tab=False)
+                              font_name=ids.start.font_name, write_tab=False,
+                              padding=["8dp", "12dp", "8dp", "10dp"])
             ids.players.add_widget(field)
             for label, action in (("↑", lambda _, i=index: self.move(i, -1)),
                                   ("↓", lambda _, i=index: self.move(i, 1)),
                                   ("X", lambda _, i=index: self.remove(i))):
-                button = Button(text=label, size_hint_x=None, width="44dp",
-                                font_name=ids.start.font_name, font_size="18sp")
+                button = Button(text=label, size_hint_x=None, width="48dp",
+                                font_name=ids.start.font_name, font_size="20sp")
                 button.bind(on_release=action)
                 ids.players.add_widget(button)
 
@@ -167,3 +172,7 @@ class SetupScreen(Screen):
         if len(fields) == len(self.players):
             self.players = [field.text.strip() for field in fields]
 
+
+def _fit_text(button: Button, size: Any) -> None:
+    """A button's text kept inside it (shortened, not drawn past its edges)."""
+    button.text_size = (max(0.0, size[0] - 12), None)

@@ -9,9 +9,23 @@ not a small one in a corner.
 (1.0, 1.5, 1.25, 2.25)
 >>> scale_for(640, 400)
 1.0
+
+On a table the app is full screen and borderless at the display's own
+resolution; on a laptop ``[screen] windowed`` gives a window of a chosen size.
+Either way the settings are Kivy's, made before its window is (:func:`configure`),
+and the layout follows the window's size (:func:`follow`).
+
+>>> graphics(windowed=False, size=(1280, 720), rotation=90)["fullscreen"]
+'auto'
+>>> graphics(windowed=True, size=(1280, 720), rotation=0)
+{'fullscreen': '0', 'borderless': '0', 'rotation': '0', 'width': '1280', 'height': '720', 'resizable': '1'}
 """
 
 from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
 
 #: The screen sizes the layouts are made and tested for (landscape, after any rotation).
 SIZES = ((800, 480), (1024, 600), (1280, 720), (1920, 1080))
@@ -31,3 +45,97 @@ def fit(width: int, height: int) -> None:
 
     Metrics.density = scale_for(width, height)
     Window.size = (width, height)
+
+
+def graphics(windowed: bool, size: tuple[int, int], rotation: int) -> dict[str, str]:
+    """Kivy's ``[graphics]`` settings: full screen and borderless over the whole display
+    (``size``: the display's resolution; "auto" is SDL's desktop mode, which takes the
+    screen as it is rather than changing its mode), or a window of ``size`` (its pixels on
+    the display, before ``rotation`` turns the picture)."""
+    if windowed:
+        return {"fullscreen": "0", "borderless": "0", "rotation": str(rotation),
+                "width": str(size[0]), "height": str(size[1]), "resizable": "1"}
+    # The window is made the display's size at its corner as well: a display with no window
+    # manager (a bare X server) never resizes a window to "full screen" itself.
+    return {"fullscreen": "auto", "borderless": "1", "rotation": str(rotation),
+            "width": str(size[0]), "height": str(size[1]), "resizable": "0",
+            "position": "custom", "left": "0", "top": "0"}
+
+
+def display_size() -> tuple[int, int] | None:
+    """The display's own resolution, asked of SDL (Kivy's) before Kivy makes its window;
+    None where SDL cannot be asked."""
+    import ctypes
+    import ctypes.util
+    import glob
+    import importlib.util
+    import os
+
+    spec = importlib.util.find_spec("kivy")
+    bundled = sorted(glob.glob(os.path.join(os.path.dirname(spec.origin), os.pardir, "Kivy.libs",
+                                            "libSDL2-2*.so*"))) if spec and spec.origin else []
+    name = bundled[0] if bundled else ctypes.util.find_library("SDL2-2.0") or \
+        ctypes.util.find_library("SDL2")
+    if name is None:
+        return None
+
+    class Mode(ctypes.Structure):
+        _fields_ = [("format", ctypes.c_uint32), ("w", ctypes.c_int), ("h", ctypes.c_int),
+                    ("refresh_rate", ctypes.c_int), ("driverdata", ctypes.c_void_p)]
+
+    video = 0x20        # SDL_INIT_VIDEO
+    try:
+        sdl = ctypes.CDLL(name)
+        if sdl.SDL_InitSubSystem(video) != 0:
+            return None
+        mode = Mode()
+        try:
+            found = sdl.SDL_GetDesktopDisplayMode(0, ctypes.byref(mode)) == 0
+        finally:
+            sdl.SDL_QuitSubSystem(video)        # Kivy starts it again for its window
+    except (OSError, AttributeError):
+        return None
+    return (mode.w, mode.h) if found and mode.w > 0 and mode.h > 0 else None
+
+
+def configure(windowed: bool = False, size: tuple[int, int] = (1280, 720),
+              rotation: int = 0) -> None:
+    """Set the window up before Kivy makes it (the first import of ``kivy.core.window``
+    opens it with the settings of that moment); a window already open is changed.
+    ``size``: the window's on a laptop; full screen, the display's own."""
+    from kivy.config import Config
+
+    opened = "kivy.core.window" in sys.modules
+    screen = display_size() if not windowed and not opened else None
+    settings = graphics(windowed, screen or size, rotation)
+    for key, value in settings.items():
+        Config.set("graphics", key, value)
+    if opened:
+        from kivy.core.window import Window
+
+        Window.borderless = settings["borderless"] == "1"
+        Window.fullscreen = "auto" if not windowed else False
+        Window.rotation = rotation
+        if windowed:
+            Window.size = size if rotation in (0, 180) else (size[1], size[0])
+
+
+def follow(window: Any) -> Callable[..., None]:
+    """Scale the layout to ``window``'s size now and whenever it changes; the callback,
+    for ``window.unbind(on_resize=...)``. The window keeps the screen's pixel size:
+    the density only changes what a ``dp`` is."""
+    from kivy.metrics import Metrics
+
+    def rescale(*_: Any) -> None:
+        density = scale_for(*window.size)      # the size as drawn (after any rotation)
+        if Metrics.density != density:
+            Metrics.density = density
+
+    rescale()
+    window.bind(on_resize=rescale, rotation=rescale)
+    return rescale
+
+
+def unfollow(window: Any, rescale: Callable[..., None]) -> None:
+    """Stop scaling the layout with ``window`` (``rescale``: what :func:`follow` gave)."""
+    window.unbind(on_resize=rescale, rotation=rescale)

@@ -29,11 +29,15 @@ from tabletop.journal.journal import DEFAULT_TABLE_NAME
 #: device layer choose (a Pi camera or GPIO pins where present, else a stand-in).
 DEFAULTS: dict[str, dict[str, Any]] = {
     "table": {"name": DEFAULT_TABLE_NAME, "rules": "acquire", "players": [], "options": {}},
+    # source "off": no camera; the table plays by taps.
     "camera": {"source": "auto", "fps": 10},
     "controls": {"kind": "auto", "hold_time": 1.5, "pins": {}},
     "printer": {"url": "", "baudrate": 9600, "columns": 32, "cjk": ""},
     "panel": {"url": "", "baudrate": 115200},
-    "screen": {"language": "en", "keyboard": "auto"},
+    # The app fills the display it opens on unless ``windowed`` (a laptop): then a window of
+    # ``size``. ``rotation`` turns the picture (a portrait panel used landscape).
+    "screen": {"language": "en", "keyboard": "auto", "windowed": False, "size": "1280x720",
+               "rotation": 0},
     "paths": {"data": ""},
 }
 
@@ -132,7 +136,9 @@ CHOICES = {("screen", "language"): ("en", "zh-TW"),
            # The printer's Chinese font, by its encoding ("": none, names print as ??).
            ("printer", "cjk"): ("", "gb18030", "gbk", "gb2312", "big5"),
            # "auto": an on-screen keyboard unless a real one is plugged in.
-           ("screen", "keyboard"): ("auto", "on-screen", "system")}
+           ("screen", "keyboard"): ("auto", "on-screen", "system"),
+           # Degrees clockwise; the Touch Display 2 (720x1280 portrait) is used landscape at 90.
+           ("screen", "rotation"): (0, 90, 180, 270)}
 
 
 def _choices() -> dict[tuple[str, str], tuple[str, ...]]:
@@ -158,7 +164,7 @@ def _check(values: dict[str, dict[str, Any]], path: Path, environ: Mapping[str, 
 
     for (section, key), allowed in _choices().items():
         if values[section][key] not in allowed:
-            refuse(section, key, f"expected one of {', '.join(allowed)}")
+            refuse(section, key, f"expected one of {', '.join(map(str, allowed))}")
     rules = values["table"]["rules"]
     if rules not in available_rules() and not _is_file(rules):
         refuse("table", "rules", f"no such rule set (shipped: {', '.join(available_rules())}, "
@@ -170,6 +176,9 @@ def _check(values: dict[str, dict[str, Any]], path: Path, environ: Mapping[str, 
         if not (math.isfinite(value) and low <= value <= high):
             refuse(section, key, f"must be from {low:,} to {high:,}{unit}")
     _check_text(values, refuse, where)
+    if window_size(values["screen"]["size"]) is None:
+        refuse("screen", "size", f"expected WIDTHxHEIGHT in pixels, e.g. \"1280x720\", each "
+                                 f"from {SIZE_RANGE[0]:,} to {SIZE_RANGE[1]:,}")
     _check_pins(values["controls"]["pins"], where("controls", "pins"))
     _check_options(values["table"], where("table", "options"))
     from tabletop.engine.names import clean_name, name_key   # the one rule for names
@@ -197,7 +206,27 @@ RANGES: dict[tuple[str, str], tuple[float, float, str]] = {
 #: Text keys: at most this many characters, and no control characters (a NUL in a path
 #: cannot be opened; a line break in the table's name breaks every list it is in).
 TEXT_KEYS = {("table", "name"): 64, ("table", "rules"): 4096, ("camera", "source"): 4096, ("printer", "url"): 4096,
-             ("panel", "url"): 4096, ("paths", "data"): 4096}
+             ("panel", "url"): 4096, ("paths", "data"): 4096, ("screen", "size"): 16}
+
+
+#: The pixels a side of a window (``[screen] size``) may have: a window smaller than the
+#: smallest panel cannot hold the layout; an 8K display is the largest there is.
+SIZE_RANGE = (320, 7680)
+
+
+def window_size(text: str) -> tuple[int, int] | None:
+    """``[screen] size`` ("1280x720") as (width, height); None if it is not one.
+
+    >>> window_size("1280x720"), window_size(" 800 X 480 "), window_size("1280"), window_size("9x9")
+    ((1280, 720), (800, 480), None, None)
+    """
+    width, cross, height = text.strip().lower().partition("x")
+    if not cross or not all(side.strip().isdecimal() and side.isascii()
+                            for side in (width, height)):
+        return None
+    size = int(width), int(height)
+    low, high = SIZE_RANGE
+    return size if all(low <= side <= high for side in size) else None
 
 
 def _is_file(name: str) -> bool:

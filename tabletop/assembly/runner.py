@@ -4,10 +4,14 @@ The camera (``[camera] source``), its calibration (``calibration.json`` in the
 data folder), the buttons (``[controls]``) and the journal (``journal.db``
 in the data folder) are joined by the :class:`~tabletop.table.loop.TableLoop`.
 An unfinished game of this table is resumed at its last confirmed action,
-else a new one is set up with ``[table] players`` (or ``--players``). Until
-the touchscreen app lands it runs headless: it prints what the screen would
-show (the prompt, faults, the differences between the board and the game)
-and every confirmed action.
+else a new one is set up with ``[table] players`` (or ``--players``), or on
+the touchscreen. The touchscreen app fills the screen (``[screen]``) and leads a
+new table through first use: no calibration yet, the calibration screen; no
+camera (``[camera] source = "off"``, or one that cannot be opened), tiles tapped
+in. Headless (``--headless``, or no display) it prints what the screen would
+show (the prompt, faults, the differences between the board and the game) and
+every confirmed action; a missing camera or calibration is then a
+configuration error, said on the terminal.
 
 Part of the composition root: calibration and hardware are imported here,
 lazily, never by the engine.
@@ -15,6 +19,7 @@ lazily, never by the engine.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import time
@@ -23,6 +28,7 @@ from typing import Any, Callable, Sequence
 from tabletop.assembly.config import Config, ConfigError
 from tabletop.assembly.services import CALIBRATION_FILE, TableServices
 from tabletop.engine.ruleset import load_rules
+from tabletop.messages import Message
 from tabletop.journal.journal import Journal
 from tabletop.table.assistant import Assistant
 from tabletop.table.games import TableGames
@@ -32,16 +38,19 @@ from tabletop.table.seating import Seating
 
 JOURNAL_FILE = "journal.db"
 RECORDED = ("dir:", "file:", "sim")
+#: ``[camera] source`` for a table without a camera (tiles tapped in on the touchscreen).
+OFF = "off"
 
 
 class Runner:
     """One table, run from its configuration until stopped (Ctrl-C, SIGTERM)."""
 
     def __init__(self, config: Config, players: list[str] | None = None, new: bool = False,
-                 out: Callable[[str], None] = print, setup_on_screen: bool = False,
+                 out: Callable[[str], None] = print, on_screen: bool = False,
                  power_off: Sequence[str] | None = None) -> None:
-        #: With the touchscreen, a new game without configured seats is set up there.
-        self.setup_on_screen = setup_on_screen
+        #: With the touchscreen, a new game without configured seats is set up there, and a
+        #: table without a camera or a calibration opens all the same (see the module).
+        self.on_screen = on_screen
         self.config = config
         self.out = out
         self.data = config.data_dir
@@ -79,6 +88,12 @@ class Runner:
 
         register()
         source = self.config.values["camera"]["source"]
+        if source == OFF:
+            if not self.on_screen:
+                raise ConfigError(f"camera.source = {OFF!r}: without a camera the tiles are "
+                                  f"tapped in on the touchscreen: run where there is a display, "
+                                  f"or name a camera")
+            return None
         source = default_source() if source == "auto" else source
         try:
             if source.startswith(RECORDED):
@@ -91,6 +106,8 @@ class Runner:
         from calibration.calfile import load_calibration
         from calibration.recognize import Watcher
 
+        if self.camera is None:
+            return None
         path = self.data / CALIBRATION_FILE
         if path.is_file():
             return Watcher(load_calibration(path))
@@ -101,6 +118,9 @@ class Runner:
 
             image, corners = self.camera.calibration_view()
             return Watcher(calibrate(image, corners, self.camera.settings["rules"]))
+        if self.on_screen:       # the touchscreen leads the table through it
+            self.out(f"no calibration at {path}: calibrate the camera on the touchscreen")
+            return None
         raise ConfigError(f"no calibration at {path}: photograph the empty board and run "
                           f"`tabletop calibrate --image PHOTO --corners ... --out {path}`")
 
@@ -129,7 +149,7 @@ class Runner:
         table_settings = self.config.values["table"]
         players = players or table_settings["players"]
         rules = load_rules(table_settings["rules"])
-        if not players and self.setup_on_screen:
+        if not players and self.on_screen:
             return None
         if len(players) < rules.min_players:
             raise ConfigError(f"a new game of {rules.title} needs {rules.min_players} or more "
@@ -175,22 +195,34 @@ class Runner:
 
     def run_app(self) -> int:
         """The same table on the touchscreen app (the app's clock steps the loop)."""
-        from kivy.config import Config
-
-        # Before the window exists: the keyboard mode is read when it is made.
-        Config.set("kivy", "keyboard_mode", keyboard_mode(self.config.values["screen"]["keyboard"]))
+        prepare_window(self.config)
         from ui.app import TableApp
 
-        language = self.config.values["screen"]["language"]
-        fps = self.config.values["camera"]["fps"]
+        values = self.config.values
+        language, fps = values["screen"]["language"], values["camera"]["fps"]
         try:
-            with self.camera:
+            with self.camera if self.camera is not None else contextlib.nullcontext():
                 TableApp(loop=self.loop, language=language, fps=fps,
                          new_game=self.new_game, services=self.services,
-                         camera=self.camera).run()
+                         camera=self.camera, camera_off=self.camera_off(),
+                         calibrated=self.loop.eyes is not None).run()
         finally:
             self.close()
         return 0
+
+    def camera_off(self) -> str:
+        """Why the table plays by taps ("" with a camera that opened), said on the log too."""
+        from hardware.status import FAULT
+
+        if self.camera is None:
+            reason = Message("none configured")
+        elif self.camera.status.state == FAULT:
+            self.out(f"camera: {self.camera.status.message}")
+            reason = Message("not found")
+        else:
+            return ""
+        self.out(f"camera: {reason}: tiles are tapped in on the screen")
+        return reason
 
     def close(self) -> None:
         self.controls.close()
@@ -236,8 +268,22 @@ def main(config: Config, players: list[str] | None, new: bool, headless: bool = 
             return 1
     app = not headless and _display()
     runner = Runner(config, players, new, out=lambda line: print(line, flush=True),
-                    setup_on_screen=app)
+                    on_screen=app)
     return runner.run_app() if app else runner.run()
+
+
+def prepare_window(config: Config) -> None:
+    """``[screen]`` for Kivy, before its window exists (importing ``ui.app`` makes it, with
+    the settings of that moment): the keyboard mode, full screen or windowed, rotation."""
+    from kivy.config import Config as KivyConfig
+
+    from tabletop.assembly.config import window_size
+    from ui.window import configure
+
+    screen = config.values["screen"]
+    KivyConfig.set("kivy", "keyboard_mode", keyboard_mode(screen["keyboard"]))
+    configure(windowed=screen["windowed"], size=window_size(screen["size"]) or (1280, 720),
+              rotation=screen["rotation"])
 
 
 def keyboard_mode(choice: str, plugged: Callable[[], bool] | None = None) -> str:

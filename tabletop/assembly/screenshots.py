@@ -1,8 +1,11 @@
-"""``tabletop screenshots --out DIR``: every screen, at 800x480 and 1280x800, in both languages.
+"""``tabletop screenshots --out DIR``: every screen, at every supported screen size
+(:data:`ui.window.SIZES`, laid out as the app lays them out there), in both languages.
 
 The state is a demo game's (bots playing a seeded virtual game part way, a
-placement proposed), so the pictures show what a table sees mid-game. Needs
-a display: on a machine without one, run it under ``xvfb-run``.
+placement proposed), so the pictures show what a table sees mid-game; and a
+new table's first use: the calibration's steps (no calibration yet) and the
+turn-order draw of a table without a camera. Needs a display: on a machine
+without one, run it under ``xvfb-run``.
 """
 
 from __future__ import annotations
@@ -11,7 +14,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-SIZES = ((800, 480), (1280, 800))
 
 
 def demo_desk(rules: str = "acquire", seed: int = 4, actions: int = 60, until: str = "",
@@ -45,12 +47,14 @@ def demo_desk(rules: str = "acquire", seed: int = 4, actions: int = 60, until: s
 
 #: (name, screen, rule set, actions the bots play first, then until what): mid-game tables
 #: of each board, a merger's holder disposing (in Tycoon mode: three bonuses), the history
-#: of one, and the results of a finished game.
+#: of one, the results of a finished game, the setup, the calibration; first use: the
+#: calibration's steps, and the turn-order draw with no camera (tiles tapped in).
 SHOTS = (("table", "table", "acquire", 60, ""), ("table", "table", "megacquire-gold", 90, ""),
          ("table", "table", "acquisitions", 70, ""), ("merger", "table", "acquire", 100, "dispose"),
          ("history", "history", "acquire", 60, ""), ("results", "results", "acquire", 10_000, ""),
          ("setup", "setup", "megacquire-gold", 0, ""),
-         ("calibration", "calibration", "acquire", 0, ""))
+         ("calibration", "calibration", "acquire", 0, ""),
+         ("firstuse", "calibration", "acquire", 0, ""), ("nocamera", "table", "acquire", 0, ""))
 
 
 def take(out: str | Path) -> list[Path]:
@@ -61,20 +65,22 @@ def take(out: str | Path) -> list[Path]:
     from kivy.core.window import Window
 
     from ui.app import TableApp
+    from ui.window import SIZES, fit
 
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for name, screen, rules, actions, until in SHOTS:
-        options = {"bonus_mode": "tycoon"} if name == "merger" else None
-        app = TableApp(desk=demo_desk(rules, actions=actions, until=until, options=options))
+        app = _app(TableApp, name, rules, actions, until)
         app._run_prepare()
         app.setup.rules = rules
         if screen == "calibration":
-            _calibrated(app, rules)
+            _calibrated(app, rules, taps=name != "firstuse")
+        if name == "nocamera":
+            app.update(force=True)          # the desk told there is no camera
         try:
             for width, height in SIZES:
-                Window.size = (width, height)
+                fit(width, height)
                 for language in ("en", "zh-TW"):
                     app.set_language(language)
                     app.show(screen)
@@ -89,12 +95,30 @@ def take(out: str | Path) -> list[Path]:
     return written
 
 
-def _calibrated(app: Any, rules: str) -> None:
-    """The calibration screen with the simulated camera's empty board, its corners tapped."""
+def _app(app_class: Any, name: str, rules: str, actions: int, until: str) -> Any:
+    """The app of one shot: a demo game's; a new table's first use (calibration not made:
+    its steps shown); a new table without a camera at its turn-order draw."""
+    from tabletop.messages import Message
+
+    if name == "firstuse":
+        return app_class(calibrated=False)
+    if name == "nocamera":
+        from tabletop.table.seating import Seating
+
+        return app_class(desk=Seating(rules, ["Ann", "Bob", "Cy", "Dee"]),
+                         camera_off=Message("none configured"))
+    options = {"bonus_mode": "tycoon"} if name == "merger" else None
+    return app_class(desk=demo_desk(rules, actions=actions, until=until, options=options))
+
+
+def _calibrated(app: Any, rules: str, taps: bool = True) -> None:
+    """The calibration screen with the simulated camera's empty board, its corners tapped
+    (or, on first use, none yet and the steps beside it)."""
     from tabletop.assembly.simcamera import SimCamera
 
     image, corners = SimCamera(f"sim:{rules},seed=2").calibration_view()
+    app.calibration.guide = not taps
     app.show("calibration")
     app.calibration.ids.view.image = image
-    for x, y in corners:
+    for x, y in corners if taps else ():
         app.calibration.tap(float(x), float(y))

@@ -163,3 +163,32 @@ def test_the_config_command_refuses_two_roles_on_one_pin(tmp_path):
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr == (f"tabletop: {path}: controls.pins: confirm and led are both on GPIO 5: "
                            f"give each role a pin of its own\n")
+
+
+# -- the screen (issue 16): full screen by default, windowed on a laptop, a portrait panel turned
+
+def test_the_screen_fills_the_display_unless_told_to_run_windowed(tmp_path):
+    config = load_config(tmp_path / "none.toml", environ={})
+    assert config.values["screen"] == {"language": "en", "keyboard": "auto", "windowed": False,
+                                       "size": "1280x720", "rotation": 0}
+    path = tmp_path / "config.toml"
+    path.write_text('[screen]\nwindowed = true\nsize = "1024x600"\nrotation = 90\n')
+    screen = load_config(path, environ={}).values["screen"]
+    assert (screen["windowed"], screen["size"], screen["rotation"]) == (True, "1024x600", 90)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("rotation = 45", "screen.rotation = 45: expected one of 0, 90, 180, 270"),
+    ("rotation = 90.0", "screen.rotation must be a int, not 90.0"),
+    ('size = "1280"', "screen.size = '1280': expected WIDTHxHEIGHT in pixels, e.g. \"1280x720\""),
+    ('size = "100x100"', "screen.size = '100x100': expected WIDTHxHEIGHT in pixels"),
+    ('size = "1280x-720"', "screen.size = '1280x-720': expected WIDTHxHEIGHT in pixels"),
+    ('size = "１２８０x720"', "screen.size = '１２８０x720': expected WIDTHxHEIGHT in pixels"),
+    ('windowed = "yes"', "screen.windowed must be a bool, not 'yes'"),
+])
+def test_a_screen_key_that_cannot_work_is_refused_by_name(tmp_path, text, message):
+    path = tmp_path / "config.toml"
+    path.write_text(f"[screen]\n{text}\n")
+    with pytest.raises(ConfigError) as refused:
+        load_config(path, environ={})
+    assert f"{path}: {message}" in str(refused.value)

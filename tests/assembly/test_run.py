@@ -70,6 +70,44 @@ def test_a_camera_without_calibration_says_how_to_make_one(tmp_path, config):
     assert "tabletop calibrate" in result.stderr
 
 
+def test_headless_a_table_without_a_camera_is_told_it_needs_the_touchscreen(config):
+    result = tabletop("run", "--headless", "--players", "Ann,Bob",
+                      env=config('[camera]\nsource = "off"\n[controls]\nkind = "mock"'))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "camera.source = 'off': without a camera the tiles are tapped in on the " \
+           "touchscreen" in result.stderr
+
+
+def test_with_the_touchscreen_a_table_without_camera_or_calibration_opens_anyway(tmp_path):
+    """No calibration: no eyes yet (the screen calibrates); no camera: none, said why."""
+    from tabletop.assembly.runner import Runner
+
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    lines = []
+    for source, camera, reason in ((f"dir:{frames}", True, ""), ("off", False, "none configured"),
+                                   ("usb:/dev/no-such-camera", True, "not found")):
+        path = tmp_path / "config.toml"
+        path.write_text(f'[camera]\nsource = "{source}"\n[controls]\nkind = "mock"\n'
+                        f'[paths]\ndata = "{tmp_path / "data"}"\n')
+        runner = Runner(load_config(path, environ={}), out=lines.append, on_screen=True)
+        try:
+            assert (runner.camera is not None) == camera and runner.loop.eyes is None
+            assert runner.loop.desk is None                 # set up on the screen
+            if runner.camera is not None:
+                runner.camera.open()
+            off = runner.camera_off()
+            assert off == reason and (not off or off.template == reason), source
+        finally:
+            if runner.camera is not None:
+                runner.camera.close()
+            runner.close()
+    assert f"no calibration at {tmp_path / 'data' / 'calibration.json'}: calibrate the camera " \
+           f"on the touchscreen" in lines
+    assert "camera: none configured: tiles are tapped in on the screen" in lines
+    assert "camera: not found: tiles are tapped in on the screen" in lines
+
+
 def test_a_new_game_needs_its_seats(config):
     result = tabletop("run", "--headless", env=config('[camera]\nsource = "sim:acquire,seed=1"\n'
                                         '[controls]\nkind = "mock"'))

@@ -34,7 +34,7 @@ def test_undo_from_the_history_takes_the_game_back_to_before_that_action(run_app
         rows = [row for row in app.history.ids.log.children[0].children]
         fifth = next(row for row in rows if row.words.startswith("5. "))
         assert fifth.words == "5. " + __import__("ui.history", fromlist=["describe"]).describe(
-            table.game.script()[5], "en")
+            table.game, 4, "en")
         tap(fifth.children[0])                          # its "undo to here" button
         settle()
         popup = app.history.popup
@@ -97,12 +97,14 @@ def test_the_end_of_the_game_shows_the_standings_payouts_and_the_worth_chart(run
         assert game.pending is None and app.root.current == "results"
         shown = "\n".join(texts(app.results))
         winner = game.names[game.standings[0][0]]
-        assert f"1. {winner}  {game.rules.money(game.cash[game.standings[0][0]])}" in shown
+        money = game.rules.money
+        row = texts(app.results.ids.accounts)         # rank, name, cash, bonuses, sales, total
+        assert row[row.index(winner) - 1:row.index(winner) + 5:5] == [
+            "1.", money(game.cash[game.standings[0][0]])]
         assert "by chain: bonuses + sales" in shown
         paid = __import__("tabletop.journal.stats", fromlist=["paid_by_chain"]).paid_by_chain(game)
         chain, amounts = sorted(paid[winner].items())[0]
-        money = game.rules.money
-        assert f"    {chain}: {money(amounts['bonus'])} + {money(amounts['sales'])}" in shown
+        assert f"{winner}: {chain} {money(amounts['bonus'])} + {money(amounts['sales'])}" in shown
         chart = app.results.ids.chart
         assert len(chart.points) > 20 and chart.points[-1][1] == game.cash
         app.set_language("zh-TW")
@@ -455,7 +457,7 @@ def test_another_unfinished_game_is_resumed_from_the_setup_screen(run_app, tmp_p
         assert app.root.current == "table"
         desk = runner.loop.desk
         assert desk.table.id == older.id and len(desk.game.history) == played
-        assert "Ann" in app.table.ids.banner.text or "Bob" in app.table.ids.banner.text
+        assert "Ann" in app.table.ids.turn.text or "Bob" in app.table.ids.turn.text
         # The game left is still in the journal, unfinished, to be resumed in turn.
         assert [info.players for info in runner.services.unfinished()] == [["Cy", "Dee"]]
         Bot(desk, seed=4).act()                             # play goes on in the older game
@@ -463,3 +465,127 @@ def test_another_unfinished_game_is_resumed_from_the_setup_screen(run_app, tmp_p
     finally:
         runner.close()
 
+
+
+# --- first use (issue 16): no calibration, no camera ---------------------------------------------
+
+def _table(tmp_path, camera: str, players: str = ""):
+    """`tabletop run`'s table with the touchscreen, for a fresh data folder."""
+    from tabletop.assembly.config import load_config
+    from tabletop.assembly.runner import Runner
+
+    path = tmp_path / "config.toml"
+    path.write_text(f'[camera]\nsource = "{camera}"\n[controls]\nkind = "mock"\n'
+                    f'[table]\nplayers = [{players}]\n[paths]\ndata = "{tmp_path / "data"}"\n')
+    return Runner(load_config(path, environ={}), out=lambda line: None, on_screen=True)
+
+
+def test_a_new_table_is_led_through_calibrating_then_goes_on_to_the_setup(run_app, tmp_path):
+    """No calibration: the app opens on the calibration screen, whose steps say what to print,
+    where the markers and the camera go and which corners to tap in which order; once saved,
+    the camera reads the board and the table goes on to the setup."""
+    import cv2
+    import numpy as np
+    from calibration.synthetic.render import make_table, render_empty
+    from ui.app import TableApp
+
+    table = make_table("acquire", seed=2, size=(640, 480))
+    empty = render_empty(table, np.random.default_rng(1))
+    (tmp_path / "frames").mkdir()
+    cv2.imwrite(str(tmp_path / "frames" / "frame_00000.png"), empty.image)
+    runner = _table(tmp_path, f"dir:{tmp_path / 'frames'}")
+    try:
+        with runner.camera:
+            app = run_app(TableApp(loop=runner.loop, services=runner.services,
+                                   camera=runner.camera, camera_off=runner.camera_off(),
+                                   new_game=runner.new_game,
+                                   calibrated=runner.loop.eyes is not None))
+            screen = app.calibration
+            assert app.root.current == "calibration" and screen.guide
+            app.tick()
+            frames(3)
+            steps = "\n".join(texts(screen.ids.guide))
+            assert "tabletop markers --out markers.png" in steps and "100%" in steps
+            assert "near each corner of the board, outside the grid" in steps
+            assert "1A, 12A, 12I, 1I" in steps and "seen: 0, 1, 2, 3" in steps
+            assert min(w.font_size for w in screen.ids.guide.walk(restrict=True)
+                       if hasattr(w, "font_size")) >= 16
+            assert outside_the_window(screen) == []
+            for x, y in empty.truth.corners:
+                tap_at(*screen.ids.view.to_widget(x, y))
+            tap(screen.ids.save)
+            assert screen.ids.status.text.startswith("saved to ")
+            settle(1.3)
+            assert app.root.current == "setup" and runner.loop.eyes is not None
+            assert (tmp_path / "data" / "calibration.json").is_file()
+            assert app.camera_reason() == ""
+    finally:
+        runner.close()
+
+
+def test_without_a_camera_the_app_opens_and_every_desk_says_to_tap_tiles_in(run_app, tmp_path):
+    from ui.app import TableApp
+
+    runner = _table(tmp_path, "off")
+    try:
+        app = run_app(TableApp(loop=runner.loop, services=runner.services, camera=None,
+                               camera_off=runner.camera_off(), new_game=runner.new_game))
+        assert app.root.current == "setup"
+        tap(app.setup.ids.start)
+        app.tick()
+        frames(2)
+        assert app.root.current == "table"
+        banner = app.table.ids.banner.text
+        assert "none configured" in banner and "tap" in banner, banner
+        assert outside_the_window(app.table.ids.banner) == []
+        app.set_language("zh-TW")
+        app.update(force=True)
+        assert "（未設定）" in app.table.ids.banner.text, app.table.ids.banner.text
+    finally:
+        runner.close()
+
+
+def test_a_resumed_game_without_a_camera_is_played_by_taps(run_app, tmp_path):
+    from tabletop.journal.journal import Journal
+    from ui.app import TableApp
+
+    (tmp_path / "data").mkdir()
+    with Journal.open(tmp_path / "data" / "journal.db", table_name="table 1") as journal:
+        journal.start({"setup": {"rules": "acquire", "players": ["Ann", "Bob"],
+                                 "start_tiles": {"Ann": "1A", "Bob": "12I"}}})
+    runner = _table(tmp_path, "off")
+    try:
+        app = run_app(TableApp(loop=runner.loop, services=runner.services, camera=None,
+                               camera_off=runner.camera_off()))
+        app.tick()
+        assert "none configured" in app.table.ids.banner.text
+        app.table.cell_tapped("6C")                  # the tile entered by hand
+        app.tick()
+        assert "6C" in app.table.ids.title.text
+    finally:
+        runner.close()
+
+
+def test_the_menu_offers_ending_by_agreement_only_where_the_table_may_propose_it(run_app, table):
+    """The entry asks each player in turn (the desk's propose_end); while they are asked, or
+    at a table without the option, it is not offered. Every entry is a finger's target."""
+    from ui.app import TableApp
+
+    desk = Assistant(table)
+    app = run_app(TableApp(desk=desk))
+    tap(app.table.ids.menu)
+    settle()
+    buttons = {w.text: w for w in app.table.menu.walk() if w.__class__.__name__ == "Button"}
+    assert list(buttons) == ["History", "End the game by agreement", "New game",
+                             "Calibrate camera", "Switch off", "Back"]
+    for button in buttons.values():
+        assert button.width >= 48 and button.height >= 48, button.text
+    assert outside_the_window(app.table.menu) == []
+    tap(buttons["End the game by agreement"])
+    settle()
+    assert desk.prompt.kind == "agree" and not desk.end_proposable   # the first one asked
+    assert "end the game now" in app.table.ids.title.text
+    tap(app.table.ids.menu)
+    settle()
+    shown = [w.text for w in app.table.menu.walk() if w.__class__.__name__ == "Button"]
+    assert "End the game by agreement" not in shown

@@ -1,5 +1,6 @@
-"""``tabletop screenshots`` renders the screens at both sizes in both languages; the phrases
-the assistant says come out in Chinese by their patterns."""
+"""``tabletop screenshots`` renders the screens at every supported size in both languages, the
+first-use screens among them; the phrases the assistant says come out in Chinese by their
+patterns."""
 
 from __future__ import annotations
 
@@ -10,24 +11,36 @@ import sys
 
 import cv2
 
+from tabletop.assembly.screenshots import SHOTS
+from ui.window import SIZES
 
-def test_screenshots_are_written_at_both_sizes_in_both_languages(tmp_path):
+
+def test_screenshots_are_written_at_every_size_in_both_languages(tmp_path):
     result = subprocess.run([sys.executable, "-m", "tabletop.cli", "screenshots", "--out",
-                             str(tmp_path)], capture_output=True, text=True, timeout=180,
+                             str(tmp_path)], capture_output=True, text=True, timeout=600,
                             env=dict(os.environ))
     assert result.returncode == 0, result.stderr[-2000:]
     written = sorted(p.name for p in tmp_path.glob("*.png"))
-    assert len(written) == 32 and "table-acquire-zh-TW-800x480.png" in written
-    assert "merger-acquire-zh-TW-800x480.png" in written
-    assert "setup-megacquire-gold-zh-TW-800x480.png" in written
-    assert "calibration-acquire-en-800x480.png" in written
-    assert "history-acquire-en-1280x800.png" in written
-    assert "results-acquire-zh-TW-800x480.png" in written
+    assert len(written) == len(SHOTS) * len(SIZES) * 2 == 80
+    for width, height in SIZES:
+        for language in ("en", "zh-TW"):
+            for shot in ("table-acquire", "merger-acquire", "setup-megacquire-gold",
+                         "calibration-acquire", "history-acquire", "results-acquire",
+                         "firstuse-acquire", "nocamera-acquire"):
+                assert f"{shot}-{language}-{width}x{height}.png" in written
+    assert "1280x800" not in " ".join(written)
     for name in written:
         image = cv2.imread(str(tmp_path / name))
         width, height = (int(n) for n in name.rsplit("-", 1)[1][:-4].split("x"))
         assert image.shape[:2] == (height, width)
         assert image.std() > 20                      # a drawn screen, not an empty one
+    # Laid out for the size: the same screen at 1920x1080 is the 800x480 one, larger
+    # (the layout scales), not a small one in a corner.
+    small = cv2.imread(str(tmp_path / "setup-megacquire-gold-en-800x480.png"))
+    large = cv2.imread(str(tmp_path / "setup-megacquire-gold-en-1920x1080.png"))
+    shrunk = cv2.resize(large, (small.shape[1], round(large.shape[0] * 800 / 1920)),
+                        interpolation=cv2.INTER_AREA)
+    assert abs(shrunk.astype(int)[:400] - small.astype(int)[:400]).mean() < 25
 
 
 def test_without_a_display_screenshots_say_how_to_get_one(tmp_path):
