@@ -87,7 +87,7 @@ def _screenshots(args: argparse.Namespace) -> int:
 
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         print("tabletop: screenshots need a display; on a machine without one: "
-              "xvfb-run -s '-screen 0 1280x800x24' tabletop screenshots --out DIR", file=sys.stderr)
+              "xvfb-run -s '-screen 0 1920x1080x24' tabletop screenshots --out DIR", file=sys.stderr)
         return 2
     try:
         from tabletop.assembly.screenshots import take
@@ -108,7 +108,11 @@ def _display() -> bool:
 
 def _demo_app(args: argparse.Namespace) -> int:
     """The demo on the touchscreen app: the bots advance a camera frame each tick."""
+    from tabletop.assembly.config import load_config
     from tabletop.assembly.demo import Demo
+    from tabletop.assembly.runner import prepare_window
+
+    prepare_window(load_config())      # before the window exists: it fills the screen
     from ui.app import TableApp
 
     demo = Demo(args.rules, args.seed, args.players, 0.0, args.journal,
