@@ -329,13 +329,13 @@ BEEP_CUES: dict[str, str] = {"tile_seen": "proposal", "error": "refusal"}
 class Chiming:
     """The table's signals (buttons, light, buzzer) with the speaker cueing beside each beep.
 
-    Wraps anything with ``events``/``show``/``beep`` (:class:`hardware.controls.Controls`), so
-    the loop that beeps needs no change: every other attribute is the wrapped one's.
-    ``cues=False`` keeps the speaker for words only.
+    Wraps the controls (:class:`hardware.controls.Controls`: ``events``, ``show``, ``beep``),
+    so the loop that beeps needs no change. ``cues=False`` keeps the speaker for words only.
 
     >>> from hardware.controls import MockControls
-    >>> signals = Chiming(MockControls(), open_speaker("mock"))
-    >>> signals.beep("error"); signals.beeps, list(signals.speaker.cues)
+    >>> controls = MockControls()
+    >>> signals = Chiming(controls, open_speaker("mock"))
+    >>> signals.beep("error"); controls.beeps, list(signals.speaker.cues)
     (['error'], ['refusal'])
     """
 
@@ -343,6 +343,12 @@ class Chiming:
         self.signals = signals
         self.speaker = speaker
         self.cues = cues
+
+    def events(self, timeout: float | None = None) -> Any:
+        return self.signals.events(timeout)
+
+    def show(self, state: str) -> None:
+        self.signals.show(state)
 
     def beep(self, kind: str) -> None:
         self.signals.beep(kind)
@@ -356,6 +362,3 @@ class Chiming:
     def close(self) -> None:
         self.speaker.close()
         self.signals.close()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.signals, name)

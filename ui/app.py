@@ -28,6 +28,7 @@ from tabletop.messages import Message
 from tabletop.table.assistant import Assistant
 from tabletop.table.loop import ButtonEvent, Desk, Signals, TableLoop
 from tabletop.table.seating import Seating
+from tabletop.table.narrate import entries
 from tabletop.table.prompts import Prompt
 from ui import theme, window
 from ui.ask import Asked
@@ -63,8 +64,11 @@ class TableApp(App):
                  new_game: Callable[[str, list, dict], None] | None = None,
                  services: Services | None = None, driver: Iterator[None] | None = None,
                  camera: Any = None, camera_off: str = "", calibrated: bool = True,
-                 **kwargs: Any) -> None:
+                 announce: Callable[[str], None] | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        #: Speaks each confirmed action in the screen's language (``[sound] speak``), or None.
+        self.announce = announce
+        self._announced = -1          # the history length last announced
         #: An iterator advanced one step a tick instead of stepping the loop (the demo's
         #: bots, which step the loop themselves).
         self.driver = driver
@@ -220,12 +224,21 @@ class TableApp(App):
         if state == self._shown and not force:
             return
         self._shown = state
+        if game is not None:
+            self._announce(game)
         for screen in self.screens:
             screen.desk = desk
         if self.root.current == "table" and prompt.kind == "over":
             self.show("results")
         else:
             self.root.current_screen.refresh()
+
+    def _announce(self, game: Any) -> None:
+        """The newest confirmed action, spoken, for players who are not looking."""
+        done = len(game.history)
+        if self.announce is not None and self._announced >= 0 and done > self._announced:
+            self.announce(say(entries(game)[-1], self.language))
+        self._announced = done
 
     def start_game(self, rules: str, players: list, options: dict) -> None:
         """The setup screen's Start: seat the players; the turn-order draw is on the table."""

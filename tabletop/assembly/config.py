@@ -38,6 +38,8 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     # ``size``. ``rotation`` turns the picture (a portrait panel used landscape).
     "screen": {"language": "en", "keyboard": "auto", "windowed": False, "size": "1280x720",
                "rotation": 0},
+    # Cues through the speaker beside the buzzer's beeps; ``speak``: announcements (espeak-ng).
+    "sound": {"kind": "auto", "cues": True, "speak": False, "device": ""},
     "paths": {"data": ""},
 }
 
@@ -48,6 +50,7 @@ ENVIRONMENT = {
     "TABLETOP_PRINTER": ("printer", "url"),
     "TABLETOP_PANEL": ("panel", "url"),
     "TABLETOP_DATA": ("paths", "data"),
+    "TABLETOP_SOUND": ("sound", "kind"),
 }
 
 
@@ -144,8 +147,10 @@ CHOICES = {("screen", "language"): ("en", "zh-TW"),
 def _choices() -> dict[tuple[str, str], tuple[str, ...]]:
     """:data:`CHOICES`, after ``[controls] kind``: "auto" or any backend registered now."""
     from hardware.controls import backend_names
+    from hardware.sound import BACKENDS as SOUNDS
 
-    return {("controls", "kind"): ("auto", *backend_names()), **CHOICES}
+    return {("controls", "kind"): ("auto", *backend_names()), ("sound", "kind"): ("auto", *SOUNDS),
+            **CHOICES}
 
 
 def _check(values: dict[str, dict[str, Any]], path: Path, environ: Mapping[str, str]) -> None:

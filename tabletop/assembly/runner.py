@@ -65,13 +65,19 @@ class Runner:
             self.camera = self._camera()
             eyes = self._eyes()
             self.controls = self._controls()
+            self.speaker = self._speaker()
             desk = self._desk(players, new)
         except BaseException:
             journal.close()
             raise
+        from hardware.sound import Chiming
+
+        sound = config.values["sound"]
+        #: Speaks each confirmed action (``[sound] speak``), or None.
+        self.announce: Callable[[str], None] | None = self.speaker.say if sound["speak"] else None
         self.loop = TableLoop(desk, self.camera, eyes,
                               start=self._start if not isinstance(desk, Assistant) else None,
-                              signals=self.controls)
+                              signals=Chiming(self.controls, self.speaker, cues=sound["cues"]))
         self.services = TableServices(config, self.games, self.loop, out=self.out,
                                       power_off=power_off)
         self._shown: list[str] = []
@@ -130,11 +136,22 @@ class Runner:
         settings = self.config.values["controls"]
         kind = None if settings["kind"] == "auto" else settings["kind"]
         try:   # each backend reads only the settings its registry entry declares
-            return open_controls(kind, hold_time=settings["hold_time"],
-                                 pins=settings["pins"] or None,
-                                 url=self.config.values["panel"]["url"] or None)
+            controls = open_controls(kind, hold_time=settings["hold_time"],
+                                     pins=settings["pins"] or None,
+                                     url=self.config.values["panel"]["url"] or None)
         except ControlsUnavailable as error:
             raise ConfigError(f"controls.kind = {settings['kind']!r}: {error}") from None
+        return controls
+
+    def _speaker(self) -> Any:
+        """The speaker (``[sound]``): cues beside the buzzer's beeps, and words if asked."""
+        from hardware.sound import open_speaker
+
+        sound = self.config.values["sound"]
+        kind = "off" if not (sound["cues"] or sound["speak"]) else \
+            None if sound["kind"] == "auto" else sound["kind"]
+        return open_speaker(kind, speak=sound["speak"], device=sound["device"] or None,
+                            language=self.config.values["screen"]["language"])
 
     def _desk(self, players: list[str] | None, new: bool) -> Desk | None:
         name = self.config.values["table"]["name"]
@@ -205,7 +222,8 @@ class Runner:
                 TableApp(loop=self.loop, language=language, fps=fps,
                          new_game=self.new_game, services=self.services,
                          camera=self.camera, camera_off=self.camera_off(),
-                         calibrated=self.loop.eyes is not None).run()
+                         calibrated=self.loop.eyes is not None,
+                         announce=self.announce).run()
         finally:
             self.close()
         return 0
@@ -225,6 +243,7 @@ class Runner:
         return reason
 
     def close(self) -> None:
+        self.speaker.close()
         self.controls.close()
         self.services.close()
         self.journal.close()
