@@ -24,7 +24,7 @@ from kivy.uix.screenmanager import NoTransition, ScreenManager
 
 from hardware.status import READY
 from tabletop.errors import TabletopError
-from tabletop.messages import Message
+from tabletop.messages import Message, message_of
 from tabletop.table.assistant import Assistant
 from tabletop.table.loop import ButtonEvent, Desk, Signals, TableLoop
 from tabletop.table.seating import Seating
@@ -255,7 +255,7 @@ class TableApp(App):
         try:
             self.services.resume(game_id)
         except TabletopError as error:      # the journal cannot replay it: said, nothing changes
-            self.setup.ids.problem.text = say(str(error), self.language)
+            self.setup.ids.problem.text = say(message_of(error), self.language)
             return
         self._shown = None
         self.show("table")

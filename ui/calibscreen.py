@@ -24,6 +24,7 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.screenmanager import Screen
 from kivy.uix.widget import Widget
 
+from tabletop.messages import message_of
 from tabletop.errors import TabletopError
 from ui import theme
 from ui.i18n import say, text
@@ -203,7 +204,7 @@ class CalibrationScreen(Screen):
         try:
             calibration = calibrate(view.image, view.taps, self.rules, dict(self.options))
         except TabletopError as error:
-            self._message = str(error)
+            self._message = message_of(error)
             self.calibration, view.grid = None, []
             return
         layout = calibration.layout
@@ -220,7 +221,7 @@ class CalibrationScreen(Screen):
         try:
             seen = self._recognizer.read(image)
         except TabletopError as error:      # a frame the calibration does not fit (its size)
-            self._message = str(error)
+            self._message = message_of(error)
             return
         grid = self.ids.view.grid
         self.ids.view.occupied = [grid[c] for c in sorted(seen.occupied)]

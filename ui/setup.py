@@ -20,6 +20,7 @@ from kivy.uix.button import Button
 from kivy.uix.screenmanager import Screen
 from kivy.uix.textinput import TextInput
 
+from tabletop.messages import message_of
 from tabletop.errors import TabletopError
 from tabletop.engine.ruleset import available_rules, load_rules
 from ui.i18n import say, text, value_name
@@ -87,7 +88,7 @@ class SetupScreen(Screen):
 
             Game(ruleset, self.players, options)
         except TabletopError as error:
-            self.ids.problem.text = say(str(error), self.language)
+            self.ids.problem.text = say(message_of(error), self.language)
             return
         self.ids.problem.text = ""
         if self.starter is not None:
