@@ -43,6 +43,7 @@ APT_PACKAGES=(
   python3-lgpio
   libsdl2-2.0-0 libsdl2-image-2.0-0 libsdl2-ttf-2.0-0 libmtdev1
   fonts-noto-cjk
+  alsa-utils espeak-ng
 )
 
 die() {
