@@ -135,7 +135,7 @@ def _parse(path: Path) -> dict[str, Any]:
 
 #: Values a key may take, where not every value of its type will do
 #: (and ``[controls] kind``: see :func:`_choices`).
-CHOICES = {("screen", "language"): ("en", "zh-TW"),
+CHOICES = {("screen", "language"): ("en", "zh-TW", "de"),
            # The printer's Chinese font, by its encoding ("": none, names print as ??).
            ("printer", "cjk"): ("", "gb18030", "gbk", "gb2312", "big5"),
            # "auto": an on-screen keyboard unless a real one is plugged in.

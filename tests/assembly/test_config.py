@@ -192,3 +192,13 @@ def test_a_screen_key_that_cannot_work_is_refused_by_name(tmp_path, text, messag
     with pytest.raises(ConfigError) as refused:
         load_config(path, environ={})
     assert f"{path}: {message}" in str(refused.value)
+
+
+def test_every_language_the_screen_offers_can_be_configured(tmp_path):
+    pytest.importorskip("kivy")
+    from ui.i18n import LANGUAGES
+
+    path = tmp_path / "config.toml"
+    for language in LANGUAGES:
+        path.write_text(f'[screen]\nlanguage = "{language}"\n')
+        assert load_config(path, environ={}).values["screen"]["language"] == language

@@ -34,7 +34,7 @@ def config(tmp_path):
 
 
 @pytest.mark.parametrize("text, named", [
-    ('[screen]\nlanguage = "fr"', "screen.language = 'fr': expected one of en, zh-TW"),
+    ('[screen]\nlanguage = "fr"', "screen.language = 'fr': expected one of en, zh-TW, de"),
     ('[table]\nrules = "monopoly"', "table.rules = 'monopoly': no such rule set"),
     ('[controls]\nkind = "joystick"', "controls.kind = 'joystick': expected one of"),
     ('[camera]\nfps = 0', "camera.fps = 0: must be more than 0"),
