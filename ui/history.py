@@ -22,8 +22,7 @@ from kivy.uix.screenmanager import Screen
 from tabletop.table.assistant import Assistant
 from tabletop.table.narrate import entries
 from ui.ask import ask
-from ui.i18n import text
-from ui.mergerpanel import tell
+from ui.i18n import say, text
 
 #: The entries' type size, the undo button's width and a row's least height, for history.kv.
 WORDS_SP, BUTTON_DP, ROW_DP = 16, 150, 56
@@ -43,7 +42,7 @@ class HistoryRow(BoxLayout):
 
 def describe(game: Any, index: int, language: str) -> str:
     """Action ``index`` (0-based) of ``game``'s history as the history says it."""
-    return tell(entries(game)[index], language)
+    return say(entries(game)[index], language)
 
 
 class HistoryScreen(Screen):
@@ -61,7 +60,7 @@ class HistoryScreen(Screen):
         self.ids.heading.text = text("history", language)
         self.ids.back.text = text("back", language)
         game = self.desk.game if isinstance(self.desk, Assistant) else None
-        said = [tell(entry, language) for entry in entries(game)] if game is not None else []
+        said = [say(entry, language) for entry in entries(game)] if game is not None else []
         self.ids.empty.text = "" if said else text("history_empty", language)
         button = text("history_undo_to", language)
         room = self.width - dp(BUTTON_DP) - dp(8) - dp(12) - dp(8)

@@ -1,48 +1,52 @@
 """The screen's words in English, Traditional Chinese and German, switchable live.
 
 Every translation is in the gettext catalogues of :mod:`ui.locale` (one domain,
-``tabletop``); this module is the screens' way in to them, its API unchanged:
+``tabletop``); this module is the screens' way in to them:
 
 * :func:`text` a fixed string by key: the English is :data:`ENGLISH` (the msgid),
   the key its msgctxt;
 * :func:`say` what the table says: a :class:`~tabletop.messages.Message` by its
-  template (the msgid), its parameters put in as they are (a parameter that is a
-  Message itself rendered in turn); English as it is. A plain ``str`` (a sentence
-  not yet made a Message: ``tabletop/table`` until it is converted) is matched
-  against the catalogue's templates instead (:func:`_by_pattern`): the second
-  wave of the conversion removes that fallback;
+  template (the msgid), its parameters put in: a parameter that is a Message itself
+  rendered in turn, a chain's name (:data:`CHAIN_PARAMS`, :data:`SHARES_PARAMS`) by
+  :func:`chain_name`, any other value as it is. English is the Message as made; a
+  plain ``str`` is shown as it is, in every language (a name, a figure: what tabletop
+  says for people is made as a Message);
 * :func:`value_name`, :func:`chain_name`; :data:`LANGUAGES` (the language button
   cycles them), :data:`NAMES`.
 
-The areas' strings (``ui/strings/*.py``: ``TEXTS``, ``MESSAGES`` with their own
-Chinese) are still read, where a catalogue has no entry, until they move into the
-catalogues (``python -m ui.locale.extract absorb``).
+The strings of ``ui/strings/window.py`` (the area still being written) are read from
+its own ``TEXTS`` and ``MESSAGES`` where a catalogue has no entry yet, until
+``python -m ui.locale.extract absorb`` moves them into the catalogues (:data:`PENDING`).
 
->>> say("Ann: place a tile", "zh-TW")
+>>> from tabletop.messages import Message
+>>> say(Message("{player}: place a tile", player="Ann"), "zh-TW")
 'Ann：請放一張地磚'
->>> say("+1 Tower (300)", "zh-TW")
-'+1 Tower（300）'
+>>> say(Message("+1 {chain} ({price})", chain="Tower", price=300), "zh-TW")
+'+1 塔樓（300）'
 >>> text("confirm", "zh-TW"), text("confirm", "en"), text("confirm", "de")
 ('確認', 'CONFIRM', 'OK')
->>> from tabletop.messages import Message
 >>> say(Message("{tile} is already on the board", tile="5C"), "de")
 '5C liegt schon auf dem Spielplan'
 >>> say(Message("camera: {message}", message=Message("unplugged")), "zh-TW")
 '攝影機：已拔除'
+>>> say(Message("{tile}: merges {defunct} into {survivor}", tile="5C", defunct="Luxor (2), "
+...             "American (3)", survivor="Tower (5)"), "zh-TW")
+'5C：路克索 (2), 美國 (3) 併入 塔樓 (5)'
+>>> say(Message("{player}: buy shares (so far {basket})", player="Ann", basket="2 Tower"), "zh-TW")
+'Ann：買股票（目前：2 塔樓）'
+>>> say("Ann", "de"), say(Message("the game is over"), "en")
+('Ann', 'the game is over')
 >>> [text("language", language) for language in LANGUAGES]
 ['繁體中文', 'Deutsch', 'English']
 """
 
 from __future__ import annotations
 
-import re
-import string
-from functools import lru_cache
 from typing import Any
 
 from tabletop.messages import Message
 from ui.locale import entries
-from ui.strings import chains, desk, screens, table, window
+from ui.strings import chains, window
 
 LANGUAGES = ("en", "zh-TW", "de")
 NAMES = {"en": "English", "zh-TW": "繁體中文", "de": "Deutsch"}
@@ -132,6 +136,72 @@ ENGLISH: dict[str, str] = {
     'do_dead': 'reveals dead',
     'do_no_tile': 'no playable tile',
     'do_end': 'ends the game',
+    # The table screen's top bar, its zoomed picker, options as buttons to tap.
+    'table_scores': 'Scores',
+    'table_card': 'Card',
+    'decides': '{player} decides',
+    'draw_banner': 'Turn-order draw',
+    'whole_board': 'Whole board',
+    'chain_choice': '{chain} · {price}',
+    'dispose_choice': 'sell {sell} · trade {trade} · keep {keep}',
+    # The history, the merger summary, the results.
+    'merger_heading': '{player} merged {defunct} ({size} tiles) into {survivor}',
+    'merger_market': 'Stock market',
+    'merger_bonus': '{place} bonus {amount}',
+    'merger_place_sole': "sole holder's",
+    'merger_place_first': '1st',
+    'merger_place_second': '2nd',
+    'merger_place_third': '3rd',
+    'merger_place_fourth': '4th',
+    'merger_place_fifth': '5th',
+    'merger_place_sixth': '6th',
+    'merger_sold': 'sold {count} for {cash}',
+    'merger_traded': 'traded {count} for {received} {chain}',
+    'merger_kept': 'kept {count}',
+    'history_undo_to': 'Undo to here',
+    'history_empty': 'Nothing played yet',
+    'results_player': 'Player',
+    'results_rank': '#',
+    'results_cash_before': 'Cash',
+    'results_bonuses': '+ Bonuses',
+    'results_sales': '+ Sales',
+    'results_total': '= Total',
+    'results_turn': 'turn',
+    'results_money': 'net worth',
+    # The score sheet (ui/scoresheet.py) and the information card (ui/infocard.py); the
+    # card's bonus names are the rule files' (Classic, Tycoon, MEGAcquire, ACQUISITIONS).
+    'scores_title': 'Score sheet',
+    'scores_player': 'Player',
+    'scores_cash': 'Cash',
+    'scores_worth': 'Net worth',
+    'scores_size': 'Size',
+    'scores_price': 'Price',
+    'scores_bank': 'Bank shares',
+    'scores_safe_row': 'Safe',
+    'scores_safe': 'safe',
+    'scores_hidden': 'hidden',
+    'scores_turn': '{player} to play',
+    'scores_decides': '{player} decides now',
+    'scores_seating': 'Drawing for the turn order',
+    'scores_no_game': 'No game on the table yet',
+    'card_title': 'Information card',
+    'card_mode_classic': 'Classic',
+    'card_mode_tycoon': 'Tycoon',
+    'card_tier': 'tier {tier}',
+    'card_price': 'Price',
+    'card_sole': 'Sole holder: {bonuses}',
+    'card_safe': 'Safe at {size}+ tiles',
+    'card_rounding': 'split bonuses rounded up to {unit}',
+    'card_no_game': 'No game on the table yet',
+    'card_bonus_majority': 'majority',
+    'card_bonus_minority': 'minority',
+    'card_bonus_primary': 'primary',
+    'card_bonus_secondary': 'secondary',
+    'card_bonus_tertiary': 'tertiary',
+    'card_bonus_1st majority': '1st majority',
+    'card_bonus_2nd majority': '2nd majority',
+    'card_bonus_King/Queen': 'King/Queen',
+    'card_bonus_Prince/Princess': 'Prince/Princess',
 }
 VALUE_ENGLISH: dict[str, str] = {
     'classic': 'Classic',
@@ -150,27 +220,31 @@ VALUE_ENGLISH: dict[str, str] = {
     'False': 'no',
 }
 
-#: The areas' own strings (ui/strings/), until the catalogues hold them: keys no area may
-#: take twice.
-_AREA_TEXTS: dict[str, dict[str, str]] = {}
-for _area in (window, table, screens, desk):
-    assert not set(_area.TEXTS) & (set(ENGLISH) | set(_AREA_TEXTS)), \
+#: Areas of ui/strings whose strings are not in the catalogues yet (being written): their
+#: ``TEXTS`` (key -> {"en": ..., "zh-TW": ...}) and ``MESSAGES`` (template -> {"zh-TW": ...})
+#: are read where a catalogue has no entry. ``python -m ui.locale.extract absorb`` moves them.
+PENDING = (window,)
+_PENDING_TEXTS: dict[str, dict[str, str]] = {}
+for _area in PENDING:
+    assert not set(_area.TEXTS) & (set(ENGLISH) | set(_PENDING_TEXTS)), \
         f"{_area.__name__} repeats a key"
-    _AREA_TEXTS.update(_area.TEXTS)
-ENGLISH.update({key: entry["en"] for key, entry in _AREA_TEXTS.items()})
-_AREA_MESSAGES: dict[str, dict[str, str]] = {
-    template: entry for _area in (window, table, screens, desk)
-    for template, entry in _area.MESSAGES.items()}
+    _PENDING_TEXTS.update(_area.TEXTS)
+ENGLISH.update({key: entry["en"] for key, entry in _PENDING_TEXTS.items()})
+_PENDING_MESSAGES: dict[str, dict[str, str]] = {
+    template: entry for _area in PENDING for template, entry in _area.MESSAGES.items()}
 
-#: Placeholders that hold a whole message (a plain sentence's are matched in turn).
-NESTED = frozenset({"message", "basket", "waiting", "reason", "asked", "state"})
+#: Parameters of a Message that name chains: a name, "Tower (5)", or a list of them
+#: ("Luxor (2), American (3)"); each name is shown in the screen's language.
+CHAIN_PARAMS = frozenset({"chain", "survivor", "defunct", "chains"})
+#: Parameters that hold shares counted by chain ("2 Tower, 1 Luxor"): the names likewise.
+SHARES_PARAMS = frozenset({"shares", "basket", "traded"})
 
 
 def _translated(context: str | None, english: str, language: str) -> str | None:
-    """The catalogue's translation, else an area's own, else None."""
+    """The catalogue's translation, else a pending area's own, else None."""
     found = entries(language).get((context, english))
     if found is None:
-        area = _AREA_TEXTS.get(context, {}) if context else _AREA_MESSAGES.get(english, {})
+        area = _PENDING_TEXTS.get(context, {}) if context else _PENDING_MESSAGES.get(english, {})
         found = area.get(language)
     return found
 
@@ -206,16 +280,40 @@ def chain_name(name: str, language: str) -> str:
 
 
 def say(message: str, language: str) -> str:
-    """What the table said, in ``language``: a Message by its template, else by pattern."""
-    if language == "en" or not message:
+    """What the table said, in ``language``: a Message by its template; a plain str as it is.
+
+    A Message whose template no catalogue holds is shown in English (the catalogue test
+    fails on it): never half translated.
+    """
+    if language == "en" or not isinstance(message, Message):
         return str(message)     # a plain str: Kivy's shortening rebuilds text by its type
-    if isinstance(message, Message):
-        template = _translated(None, message.template, language)
-        if template is not None:
-            params = {name: say(value, language) if isinstance(value, Message) else value
-                      for name, value in message.params.items()}
-            return _fill(template, params) or str(message)
-    return _by_pattern(str(message), language)
+    template = _translated(None, message.template, language)
+    if template is None:
+        return str(message)
+    params = {name: _param(name, value, language) for name, value in message.params.items()}
+    return _fill(template, params) or str(message)
+
+
+def _param(name: str, value: Any, language: str) -> Any:
+    if isinstance(value, Message):
+        return say(value, language)
+    if name in CHAIN_PARAMS and isinstance(value, str):
+        return ", ".join(_chain_named(part, language) for part in value.split(", "))
+    if name in SHARES_PARAMS and isinstance(value, str):
+        return ", ".join(_shares_named(part, language) for part in value.split(", "))
+    return value
+
+
+def _chain_named(part: str, language: str) -> str:
+    """"Tower" or "Tower (5)" with the chain's name in ``language``."""
+    name, sep, rest = part.partition(" (")
+    return chain_name(name, language) + sep + rest
+
+
+def _shares_named(part: str, language: str) -> str:
+    """"2 Tower" with the chain's name in ``language`` (anything else as it is)."""
+    count, sep, name = part.partition(" ")
+    return count + sep + chain_name(name, language) if count.isdigit() and name else part
 
 
 def _fill(template: str, values: dict[str, Any]) -> str | None:
@@ -227,54 +325,7 @@ def _fill(template: str, values: dict[str, Any]) -> str | None:
         return None
 
 
-# --- the fallback for a plain sentence (removed once every sentence is a Message) ----------
-
-def _compile(pattern: str) -> re.Pattern[str]:
-    """A template as a regular expression: a placeholder takes any text, the same again if
-    it comes back; ``{{`` and ``}}`` are braces."""
-    seen: set[str] = set()
-    regex = []
-    for literal, name, _, _ in string.Formatter().parse(pattern):
-        regex.append(re.escape(literal))
-        if name is None:
-            continue
-        regex.append(f"(?P={name})" if name in seen else f"(?P<{name}>.+?)")
-        seen.add(name)
-    return re.compile(f"^{''.join(regex)}$", re.DOTALL)
-
-
-def _literal(template: str) -> int:
-    return sum(len(literal) for literal, *_ in string.Formatter().parse(template))
-
-
-@lru_cache(maxsize=None)
-def _patterns(language: str) -> list[tuple[re.Pattern[str], str]]:
-    """The templates with placeholders: those around a whole message first (they would
-    otherwise lose to the message they hold), then by their own words, most first (a
-    longer sentence before a shorter one it begins or ends like)."""
-    templates = {msgid for context, msgid in entries(language) if context is None} | \
-        set(_AREA_MESSAGES)
-    made = [t for t in templates if any(name for _, name, _, _ in string.Formatter().parse(t))]
-    made.sort(key=lambda t: (not any(n in NESTED for _, n, _, _ in string.Formatter().parse(t)),
-                             -_literal(t), t))
-    return [(_compile(t), t) for t in made]
-
-
-@lru_cache(maxsize=4096)
-def _by_pattern(message: str, language: str) -> str:
-    exact = _translated(None, message, language)
-    if exact is not None and "{" not in exact:
-        return exact
-    for regex, template in _patterns(language):
-        found = regex.match(message)
-        if found:
-            params = {name: _by_pattern(value, language) if name in NESTED else value
-                      for name, value in found.groupdict().items()}
-            return _fill(_translated(None, template, language) or template, params) or message
-    return message
-
-
-# --- the catalogues as the screens read them before (key -> {language: text}) ----------------
+# --- the catalogues as the screens read them (key -> {language: text}) ----------------------
 
 def _texts() -> dict[str, dict[str, str]]:
     return {key: {language: text(key, language) if key == "language" else
@@ -284,13 +335,12 @@ def _texts() -> dict[str, dict[str, str]]:
 
 #: Every fixed string by key and language (templates, not formatted).
 TEXTS: dict[str, dict[str, str]] = _texts()
-#: Every message template -> {language: template} (the catalogues', then the areas').
+#: Every message template -> {language: template} (the catalogues', then the pending areas').
 MESSAGES: dict[str, dict[str, str]] = {
     template: {language: _translated(None, template, language) or template
                for language in LANGUAGES if language != "en"}
     for template in {msgid for language in LANGUAGES for context, msgid in entries(language)
-                     if context is None} | set(_AREA_MESSAGES)}
-#: (English template, Chinese template) of every message (what ui/refusals.py and the
-#: regular expressions here held before the catalogues).
+                     if context is None} | set(_PENDING_MESSAGES)}
+#: (English template, Chinese template) of every message.
 PATTERNS: list[tuple[str, str]] = sorted((english, entry["zh-TW"])
                                          for english, entry in MESSAGES.items())

@@ -18,25 +18,9 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.label import Label
 
 from tabletop.engine.game import MARKET, Game
-from tabletop.messages import Message
 from tabletop.table.narrate import MergerSummary, last_mergers
 from ui import theme
-from ui.i18n import MESSAGES, chain_name, say, text
-
-#: Parameters of a narrated Message that name a chain (translated by chain_name).
-CHAIN_PARAMS = ("chain", "survivor", "defunct")
-
-
-def tell(message: str, language: str) -> str:
-    """A narrated sentence in ``language``: its template from the catalogue, chains by name."""
-    if not isinstance(message, Message) or message.template not in MESSAGES:
-        return say(message, language)
-    template = MESSAGES[message.template].get(language, message.template) \
-        if language != "en" else message.template
-    params = {key: tell(value, language) if isinstance(value, Message) else
-              chain_name(value, language) if key in CHAIN_PARAMS and isinstance(value, str)
-              else value for key, value in message.params.items()}
-    return template.format(**params)
+from ui.i18n import chain_name, text
 
 
 def _colour(game: Game, name: str, background: Any = theme.PANEL) -> tuple[float, ...]:

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from hardware.camera import SOURCES, Camera, CameraError, EndOfStream, Recording
+from tabletop.messages import Message
 
 PREFIX = "sim"
 
@@ -70,7 +71,7 @@ class SimCamera(Recording):
         try:
             self.table = make_table(self.settings["rules"], seed=self.settings["seed"])
         except Exception as error:  # noqa: BLE001 - a bad rule set name is a source fault
-            raise CameraError(f"cannot be built: {error}") from None
+            raise CameraError(Message("cannot be built: {error}", error=str(error))) from None
         steps = random_steps(self.table, rng, placements=self.settings["placements"])
         self.sequence = render_sequence(self.table, steps, rng, fps=self.settings["fps"])
 
@@ -121,11 +122,11 @@ class LiveCamera(Camera):
 
     def _connect(self) -> None:
         if self.unplugged:
-            raise CameraError("unplugged (no device)")
+            raise CameraError(Message("unplugged (no device)"))
 
     def _fetch(self) -> tuple[np.ndarray, float] | None:
         if self.unplugged:
-            raise CameraError("unplugged (no device)")
+            raise CameraError(Message("unplugged (no device)"))
         index, seconds, image = self.live.next_frame()
         self._count = index            # the frame's number is the table's
         return image, seconds

@@ -30,6 +30,7 @@ from tabletop.engine.choices import (
     ENGINE_OPTION_KINDS, ENGINE_OPTIONS, AgreedEnd, CurrencyPosition, DeadTiles, Disposal,
     DisposalOrder, FinalCount, StartTiles, values)
 from tabletop.errors import IllegalAction, RulesFileError
+from tabletop.messages import Message
 from tabletop.geometry import Geometry, make_geometry
 
 
@@ -60,12 +61,15 @@ class Option:
         """The value if this option allows it, else IllegalAction saying why."""
         if type(value) is not type(self.default):
             kind = type(self.default).__name__
-            raise IllegalAction(f"option {self.name}: expected {kind}, got {value!r}")
+            raise IllegalAction(Message("option {option}: expected {kind}, got {value}",
+                                        option=self.name, kind=kind, value=repr(value)))
         if self.choices is not None and value not in self.choices:
             allowed = ", ".join(map(str, self.choices))
-            raise IllegalAction(f"option {self.name}: {value!r} is not one of {allowed}")
+            raise IllegalAction(Message("option {option}: {value} is not one of {allowed}",
+                                        option=self.name, value=repr(value), allowed=allowed))
         if self.minimum is not None and value < self.minimum:
-            raise IllegalAction(f"option {self.name}: {value!r} is below {self.minimum}")
+            raise IllegalAction(Message("option {option}: {value} is below {least}",
+                                        option=self.name, value=repr(value), least=self.minimum))
         return value
 
 
@@ -182,7 +186,8 @@ class RuleSet:
             if index is not None:
                 return index
         known = ", ".join(chain.name for chain in self.chains)
-        raise IllegalAction(f"there is no chain called {name!r} (chains: {known})")
+        raise IllegalAction(Message("there is no chain called {name} (chains: {chains})",
+                                    name=repr(name), chains=known))
 
     def price(self, chain: int, size: int) -> int:
         """Share price of chain ``chain`` at ``size`` tiles (0 below the first bracket)."""
@@ -197,9 +202,9 @@ class RuleSet:
         given = dict(given or {})
         unknown = sorted(set(given) - set(self.options))
         if unknown:
-            raise IllegalAction(
-                f"unknown option {unknown[0]!r} for {self.name} "
-                f"(options: {', '.join(self.options)})")
+            raise IllegalAction(Message("unknown option {option} for {rules} (options: {options})",
+                                        option=repr(unknown[0]), rules=self.name,
+                                        options=", ".join(self.options)))
         return {name: option.check(given[name]) if name in given else option.default
                 for name, option in self.options.items()}
 

@@ -27,6 +27,7 @@ import re  # noqa: F401 - the doctests use it
 from typing import Any
 
 from tabletop.errors import IllegalAction
+from tabletop.messages import Message
 
 
 #: A letter and a number in either order, optionally separated: ``C-6``, ``6c``,
@@ -95,8 +96,8 @@ class Geometry:
             cell = self._parse_lenient(text)
             if cell is not None:
                 return cell
-        raise IllegalAction(
-            f"{text!r} is not a cell of this board (labels run {self.example_labels})")
+        raise IllegalAction(Message("{label} is not a cell of this board (labels run {labels})",
+                                    label=repr(text), labels=self.example_labels))
 
     def _parse_lenient(self, text: str) -> int | None:
         raise NotImplementedError

@@ -20,6 +20,7 @@ import re
 from typing import Any
 
 from tabletop.errors import IllegalAction, RulesFileError
+from tabletop.messages import Message
 from tabletop.geometry.base import LETTER_NUMBER, Geometry, letter_number
 
 #: The values of the ``hex_offset`` option.
@@ -194,8 +195,8 @@ class QuadrantBoard(Geometry):
             if tile is None:
                 raise
         card = self.tile_labels[tile]
-        raise IllegalAction(f"{card} may be played in any quadrant: name the hex as Q/L, "
-                            f"e.g. 3/{card}")
+        raise IllegalAction(Message("{card} may be played in any quadrant: name the hex as Q/L, "
+                                    "e.g. 3/{example}", card=card, example=card))
 
     def parse_tile(self, text: Any) -> int:
         """The card a label names: a card label (``c4``) or a hex's ``Q/L``.
@@ -211,9 +212,10 @@ class QuadrantBoard(Geometry):
             return self.tile_of[self.parse(text)]
         except IllegalAction:
             # Say both forms: the caller wanted a card and may not know hexes have one.
-            raise IllegalAction(
-                f"{text!r} is not a card of this board (cards run A-1..{self.tile_labels[-1]}; "
-                f"a hex {self.example_labels} names its card too)") from None
+            raise IllegalAction(Message(
+                "{label} is not a card of this board (cards run A-1..{last}; a hex {example} "
+                "names its card too)", label=repr(text), last=self.tile_labels[-1],
+                example=self.example_labels)) from None
 
     def _card(self, text: Any) -> int | None:
         match = _CARD.match(text) if isinstance(text, str) else None

@@ -43,6 +43,7 @@ from tabletop.engine.actions import Action, Undo, parse_action
 from tabletop.engine.game import Game
 from tabletop.errors import JournalError, JournalFull, JournalLocked, ScriptError
 from tabletop.journal.store import Record
+from tabletop.messages import Message
 from tabletop.journal.recovery import RecoveryReport, inspect, recover
 from tabletop.engine.table_script import game_from_setup, record_rules, replay
 
@@ -305,7 +306,7 @@ class Journal:
         try:
             rows = store.games_list(self._connection())
         except store.DB_ERRORS as error:
-            raise JournalError(f"cannot read {self.path}: {error}") from None
+            raise _unreadable(self.path, error) from None
         except ValueError as error:
             raise JournalError(f"{self.path}'s games list is damaged ({error}); "
                                f"{_REPAIR.format(self.log_path.name)}") from None
@@ -316,7 +317,7 @@ class Journal:
         for info in self.games():
             if info.id == game_id:
                 return info
-        raise JournalError(f"there is no game {game_id} in {self.path}")
+        raise _no_game(game_id, self.path)
 
     def records(self, game_id: int) -> list[Record]:
         """A game's records, setup first, each checked against its checksum."""
@@ -327,13 +328,15 @@ class Journal:
             conn.execute("COMMIT")
         except store.DB_ERRORS as error:
             _rollback(conn)
-            raise JournalError(f"cannot read {self.path}: {error}") from None
+            raise _unreadable(self.path, error) from None
         if not records:
-            raise JournalError(f"there is no game {game_id} in {self.path}")
+            raise _no_game(game_id, self.path)
         for number, record in enumerate(records):
             if not record.valid or record.seq != number:
-                raise JournalError(f"game {game_id}: record {number} in {self.path.name} is "
-                                   f"damaged; {_REPAIR.format(self.log_path.name)}")
+                raise JournalError(Message(
+                    "game {game}: record {record} in {file} is damaged; `tabletop check --repair` "
+                    "restores it from {copy}, as the table does when it next opens the journal",
+                    game=game_id, record=number, file=self.path.name, copy=self.log_path.name))
         return records
 
     def lines(self, game_id: int) -> list[str]:
@@ -416,8 +419,9 @@ class Journal:
         last = conn.execute("SELECT coalesce(max(seq), 0) FROM actions WHERE game = ?",
                             (game_id,)).fetchone()[0]
         if last != seq - 1:
-            raise JournalError(f"game {game_id} was changed by another program (it holds "
-                               f"{last} actions, this table {seq - 1}); resume it again")
+            raise JournalError(Message("game {game} was changed by another program (it holds "
+                                       "{actions} actions, this table {here}); resume it again",
+                                       game=game_id, actions=last, here=seq - 1))
 
     def _write_log(self, record: Record) -> int:
         """Append and fsync one line; a line written in part (a full disk) is taken back."""
@@ -442,35 +446,39 @@ class Journal:
             pass  # a device given as the copy cannot be cut; a regular file can
 
     def _failure(self, error: Exception) -> JournalError:
-        text = str(error)
+        text, path = str(error), str(self.path)
         if isinstance(error, OSError):
-            where = f"the append-only copy {self.log_path}"
+            copy = str(self.log_path)
             if error.errno in FULL_ERRNOS:
-                return JournalFull(f"no space left on the disk for {where}: the action was NOT "
-                                   f"recorded; free some space and confirm it again")
-            return JournalError(f"cannot write {where} ({error.strerror or text}): the action "
-                                f"was NOT recorded")
+                return JournalFull(Message(
+                    "no space left on the disk for the append-only copy {path}: the action was "
+                    "NOT recorded; free some space and confirm it again", path=copy))
+            return JournalError(Message("cannot write the append-only copy {path} ({error}): the "
+                                        "action was NOT recorded", path=copy,
+                                        error=error.strerror or text))
         if "locked" in text or "busy" in text:
-            return JournalLocked(f"{self.path} is locked by another program (waited "
-                                 f"{self.timeout:g} s): the action was NOT recorded; close the "
-                                 f"other program and confirm it again")
+            return JournalLocked(Message(
+                "{path} is locked by another program (waited {seconds} s): the action was NOT "
+                "recorded; close the other program and confirm it again", path=path,
+                seconds=f"{self.timeout:g}"))
         if "full" in text:
-            return JournalFull(f"the disk holding {self.path} is full: the action was NOT "
-                               f"recorded; free some space and confirm it again")
-        return JournalError(f"{self.path} could not save the action ({text}): it was NOT recorded")
+            return JournalFull(Message("the disk holding {path} is full: the action was NOT "
+                                       "recorded; free some space and confirm it again", path=path))
+        return JournalError(Message("{path} could not save the action ({error}): it was NOT "
+                                    "recorded", path=path, error=text))
 
     def _table_name(self) -> str:
         return self.table_name if self.table_name is not None else DEFAULT_TABLE_NAME
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
-            raise JournalError("the journal is closed")
+            raise JournalError(Message("the journal is closed"))
         return self._conn
 
     def _writable(self) -> None:
         self._connection()
         if self.readonly:
-            raise JournalError(f"{self.path} is open for reading only")
+            raise JournalError(Message("{path} is open for reading only", path=str(self.path)))
 
 
 class _WriterLock:
@@ -602,9 +610,18 @@ def _replayed(game_id: int, records: list[Record]) -> Game:
     result = replay(record.line for record in records)
     if result.errors:
         number, reason = result.errors[0]
-        raise JournalError(f"game {game_id}: record {number - 1} does not replay with this "
-                           f"version of tabletop: {reason}")
+        raise JournalError(Message("game {game}: record {record} does not replay with this "
+                                   "version of tabletop: {reason}", game=game_id,
+                                   record=number - 1, reason=reason))
     return result.game
+
+
+def _unreadable(path: Path, error: Exception) -> JournalError:
+    return JournalError(Message("cannot read {path}: {error}", path=str(path), error=str(error)))
+
+
+def _no_game(game_id: int, path: Path) -> JournalError:
+    return JournalError(Message("there is no game {game} in {path}", game=game_id, path=str(path)))
 
 
 def _rollback(conn: sqlite3.Connection) -> None:

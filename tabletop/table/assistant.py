@@ -38,8 +38,8 @@ from tabletop.engine.board import EMPTY, PUT_DEAD, PUT_NO_CHAIN
 from tabletop.engine.game import Game
 from tabletop.errors import TabletopError
 from tabletop.messages import Message, message_of
-from tabletop.table.prompts import (Option, Prompt, effects, occupant, proposal_label, proposal_title,
-                                    question)
+from tabletop.table.prompts import (Option, Prompt, asked, effects, occupant, proposal_label,
+                                    proposal_title, question)
 
 __all__ = ["Assistant", "BUTTONS", "CONFIRM", "GameTable", "NEXT", "Option", "Prompt", "UNDO",
            "UnjournaledTable"]
@@ -175,11 +175,11 @@ class Assistant:
             missing = label in self.tiles and label not in self._seen
             self._seen.add(label)
             if missing:
-                self._message = f"{label} is back on the board"
+                self._message = Message("{tile} is back on the board", tile=label)
                 return
         game = self.game
         if game.pending is None:
-            self._message = "the game is over: no more tiles"
+            self._message = Message("the game is over: no more tiles")
             return
         kind = game.pending.kind
         if self._asking:
@@ -192,13 +192,12 @@ class Assistant:
             self._placed(label)
         elif isinstance(self._proposal, (act.Place, act.Dead, act.Market)):
             self._flag(label, "placed out of turn",
-                       f"{label} was placed while {self._proposal.tile} waits for CONFIRM or "
-                       f"UNDO: take it off")
+                       Message("{tile} was placed while {proposed} waits for CONFIRM or UNDO: "
+                               "take it off", tile=label, proposed=self._proposal.tile))
         else:
-            asked = self.prompt.title.split(": ", 1)[-1]
             self._flag(label, "placed out of turn",
-                       f"{label} was placed while the table is asked to {asked}: "
-                       f"take it off, finish this first")
+                       Message("{tile} was placed while the table is asked to {asked}: take it "
+                               "off, finish this first", tile=label, asked=asked(self.prompt.title)))
 
     def enter(self, label: str) -> None:
         """A tile tapped in by hand (the camera missed or misread it): as if seen.
@@ -277,7 +276,7 @@ class Assistant:
         self._agreed, self._index = self._agreed + 1, 0
         if self._agreed == len(self._asking):
             self._stop_asking()
-            self._apply(act.End(agreed=True), "end by agreement of all players")
+            self._apply(act.End(agreed=True), Message("end by agreement of all players"))
 
     def _stop_asking(self) -> None:
         self._asking, self._agreed, self._index, self._message = (), 0, self._resume, ""
@@ -334,7 +333,7 @@ class Assistant:
                 self._seen.update(new)
         if message and (not explained or not new and not gone):
             # Changes no placement explains, or a cell the camera cannot read: the table decides.
-            self._message = f"camera: {message}"
+            self._message = Message("camera: {message}", message=message)
 
     def board_seen(self, labels: Iterable[str]) -> None:
         """The camera's view of the whole board (at start, after a resume, when it returns)."""
@@ -346,11 +345,8 @@ class Assistant:
     def camera_lost(self, message: str) -> None:
         """The camera stopped: switch to entering tiles by hand, with a banner saying so."""
         if not self._banner:
-            # A reason made as a Message is rendered by its template; a camera's own English
-            # reason by the screen's patterns, which translate it inside the whole sentence.
             self._banner = Message("camera off ({message}): tap each tile's cell to enter it",
-                                   message=message) if isinstance(message, Message) else \
-                f"camera off ({message}): tap each tile's cell to enter it"
+                                   message=message)
         self._seen = None
 
     def camera_back(self) -> None:
@@ -434,7 +430,8 @@ class Assistant:
             undone += 1
         if undone:
             self._message = "" if len(self.game.history) <= actions else self._message
-            self._tell(f"undo ({undone} action{'s' if undone > 1 else ''})")
+            self._tell(Message("undo ({count} actions)", count=undone) if undone > 1 else
+                       Message("undo ({count} action)", count=undone))
 
     # --- the prompt ---------------------------------------------------------------------------
 
@@ -449,8 +446,10 @@ class Assistant:
         extra = self._seen - game_tiles - set(self.flagged) - pending
         missing = game_tiles - self._seen
         order = self.game.geometry.parse
-        return [f"{label} is on the board, not in the game" for label in sorted(extra, key=order)] + \
-            [f"{label} is in the game, not on the board" for label in sorted(missing, key=order)]
+        return [Message("{tile} is on the board, not in the game", tile=label)
+                for label in sorted(extra, key=order)] + \
+            [Message("{tile} is in the game, not on the board", tile=label)
+             for label in sorted(missing, key=order)]
 
     @property
     def prompt(self) -> Prompt:
@@ -460,7 +459,7 @@ class Assistant:
         common = dict(message=self._message, flagged=tuple(self.flagged), banner=self._banner,
                       differences=differences)
         if game.pending is None:
-            return Prompt("over", None, "The game is over", (), 0, **common)
+            return Prompt("over", None, Message("The game is over"), (), 0, **common)
         if self._asking:
             return self._agree_prompt(common)
         kind, player = game.pending.kind, game.names[game.pending.player]
@@ -468,7 +467,7 @@ class Assistant:
             options = [Option(proposal_label(game, self._proposal), self._proposal)]
             title = proposal_title(self._proposal, player)
         elif set(differences) - self._accepted:
-            kind, title, options = "settle", "The board and the game differ", \
+            kind, title, options = "settle", Message("The board and the game differ"), \
                 self._settling(kind)
         else:
             title, options = question(game, kind, player, self._basket, self._traded,
@@ -483,9 +482,11 @@ class Assistant:
         if kind in ("place", "closing") and self._seen is not None:
             extra = self._seen - self.tiles - set(self.flagged)
             for label in sorted(extra, key=self.game.geometry.parse):
-                options.append(Option(f"{label} was placed this turn: propose it", None,
+                options.append(Option(Message("{tile} was placed this turn: propose it",
+                                              tile=label), None,
                                       command=PROPOSE + label))
-        options.append(Option("carry on: the game's record stands", None, command=DISMISS))
+        options.append(Option(Message("carry on: the game's record stands"), None,
+                              command=DISMISS))
         return options
 
     # --- applying -----------------------------------------------------------------------------
@@ -508,15 +509,16 @@ class Assistant:
         cell = game.geometry.parse(label)
         if game.board.cells[cell] != EMPTY:
             self._flag(label, "that cell already holds a tile",
-                       f"{label}: that cell already holds a tile. Take it off the board.")
+                       Message("{tile}: that cell already holds a tile. Take it off the board.",
+                               tile=label))
         elif game.pending.kind == "closing":
             self._propose(act.Place(tile=label))   # closing placements: the engine judges them
         elif game.board.classify(cell)[0] == PUT_DEAD:
             self._propose(act.Dead(tile=label))
         elif game.board.classify(cell)[0] == PUT_NO_CHAIN:
             self._flag(label, "no chain left to found",
-                       f"{label}: it would found a chain, and every chain is on the board. "
-                       f"Take it off the board.")
+                       Message("{tile}: it would found a chain, and every chain is on the "
+                               "board. Take it off the board.", tile=label))
         else:
             self._propose(act.Place(tile=label))
 
@@ -533,7 +535,8 @@ class Assistant:
             self._command(chosen.command)
             return
         if chosen is None or chosen.action is None:
-            self._message = "nothing to confirm yet: place a tile, or NEXT for other choices"
+            self._message = Message("nothing to confirm yet: place a tile, or NEXT for other "
+                                    "choices")
             return
         self._apply(chosen.action, chosen.label)
 
@@ -556,10 +559,12 @@ class Assistant:
         if isinstance(action, act.Dead) and on_board and \
                 self.game.board.cells[self.game.geometry.parse(tile)] == EMPTY:
             self._flag(tile, "a revealed dead tile",
-                       f"{tile} is out of the game: take it off and draw another")
+                       Message("{tile} is out of the game: take it off and draw another",
+                               tile=tile))
         elif isinstance(action, act.Market) and self._seen is not None and tile in self._seen:
-            self._flag(tile, "the stock market's tile", f"{tile} goes back in the bag: take it off")
-        self._tell(f"{actor}: {label}")
+            self._flag(tile, "the stock market's tile",
+                       Message("{tile} goes back in the bag: take it off", tile=tile))
+        self._tell(Message("{player}: {action}", player=actor, action=label))
 
     def _command(self, command: str) -> None:
         if command in (AGREE, REFUSE):
@@ -593,8 +598,8 @@ class Assistant:
                     proposal.tile in self._seen:
                 # Not revealed now: a dead tile still cannot stay on the board.
                 self._flag(proposal.tile, "a dead tile",
-                           f"{proposal.tile} cannot be placed (it would merge two safe chains): "
-                           f"take it off")
+                           Message("{tile} cannot be placed (it would merge two safe chains): "
+                                   "take it off", tile=proposal.tile))
             elif isinstance(proposal, act.Place) and self._seen is not None:
                 # The table says the camera was wrong (a misread, to be tapped in right).
                 self._seen.discard(proposal.tile)
@@ -605,7 +610,7 @@ class Assistant:
             self._message = message_of(error)
             return
         self._index, self._message = 0, ""
-        self._tell("undo")
+        self._tell(Message("undo"))
 
     def _tell(self, what: str) -> None:
         if self.listener is not None:

@@ -307,13 +307,16 @@ def _disposal(event: dict[str, Any], survivor: str, money) -> Message:
         parts.append(Message("{player} sold {sold} {chain} for {cash}", player=who,
                              sold=event["sold"], chain=chain, cash=money(event["cash"])))
     if event["traded"]:
-        template = ("traded {traded} for {received} {survivor}" if parts else
-                    "{player} traded {traded} {chain} for {received} {survivor}")
-        parts.append(Message(template, player=who, traded=event["traded"], chain=chain,
-                             received=event["received"], survivor=survivor))
+        traded, received = event["traded"], event["received"]
+        parts.append(Message("traded {traded} for {received} {survivor}", traded=traded,
+                             received=received, survivor=survivor) if parts else
+                     Message("{player} traded {traded} {chain} for {received} {survivor}",
+                             player=who, traded=traded, chain=chain, received=received,
+                             survivor=survivor))
     if event["kept"] or not parts:
-        template = "kept {kept}" if parts else "{player} kept {kept} {chain}"
-        parts.append(Message(template, player=who, kept=event["kept"], chain=chain))
+        parts.append(Message("kept {kept}", kept=event["kept"]) if parts else
+                     Message("{player} kept {kept} {chain}", player=who, kept=event["kept"],
+                             chain=chain))
     said = parts[0]
     for part in parts[1:]:
         said = Message("{first}, {then}", first=said, then=part)
@@ -347,8 +350,10 @@ def _consequences(step: _Step, money) -> tuple[dict[str, str], list[Message]]:
     for event in step.events:
         kind = event["event"]
         if kind == "bonus":
+            holder, amount = event["player"], money(event["amount"])
             bonuses.setdefault(event["chain"], []).append(
-                f"{_holder(event['player'])} {money(event['amount'])}")
+                Message("{player} {amount}", player=Message("the stock market"), amount=amount)
+                if holder == MARKET else f"{holder} {amount}")
         elif kind == "grew":
             said.append(Message("{chain} is now {size} tiles", chain=event["chain"],
                                 size=event["size"]))
@@ -360,11 +365,17 @@ def _consequences(step: _Step, money) -> tuple[dict[str, str], list[Message]]:
             winner = event["standings"][0]
             said.append(Message("{player} wins with {cash}", player=winner["name"],
                                 cash=money(winner["cash"])))
-    return {chain: _join(paid) for chain, paid in bonuses.items()}, said
+    return {chain: _listed(paid) for chain, paid in bonuses.items()}, said
 
 
-def _holder(player: str) -> str:
-    return "the stock market" if player == MARKET else player
+def _listed(items: list[str]) -> str:
+    """"Ann $3,000, Cy $1,500": a Message when one of them is (each translated on its own)."""
+    if not any(isinstance(item, Message) for item in items):
+        return _join(items)
+    said = items[0]
+    for item in items[1:]:
+        said = Message("{first}, {then}", first=said, then=item)
+    return said
 
 
 def _join(items) -> str:

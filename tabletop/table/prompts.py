@@ -92,18 +92,37 @@ def disposals(game: Game, chosen: tuple[int, int] | None = None) -> list[Option]
     if chosen is not None:
         sell, traded = chosen
         seen.add(chosen)
-        options.append(Option(f"sell {sell}, trade {traded}, keep {held - sell - traded}",
+        options.append(Option(Message("sell {sell}, trade {trade}, keep {keep}", sell=sell,
+                                      trade=traded, keep=held - sell - traded),
                               act.Dispose(sell=sell, trade=traded)))
-    candidates = [("sell all", held, 0), ("trade the most, sell the rest", held - trade, trade)]
+    candidates = [(_sell_all, held, 0), (_trade_sell, held - trade, trade)]
     if Disposal.KEEP in rules.disposal:
-        candidates = [("keep all", 0, 0)] + candidates + [("trade the most, keep the rest", 0, trade)]
+        candidates = [(_keep_all, 0, 0)] + candidates + [(_trade_keep, 0, trade)]
     for label, sell, traded in candidates:
         if (sell, traded) in seen or (traded and not trade):
             continue
         seen.add((sell, traded))
-        options.append(Option(f"{label} (sell {sell}, trade {traded})",
-                              act.Dispose(sell=sell, trade=traded)))
+        options.append(Option(label(sell, traded), act.Dispose(sell=sell, trade=traded)))
     return options
+
+
+# Each preset written out whole, so that each is translated as one sentence.
+def _keep_all(sell: int, trade: int) -> Message:
+    return Message("keep all (sell {sell}, trade {trade})", sell=sell, trade=trade)
+
+
+def _sell_all(sell: int, trade: int) -> Message:
+    return Message("sell all (sell {sell}, trade {trade})", sell=sell, trade=trade)
+
+
+def _trade_sell(sell: int, trade: int) -> Message:
+    return Message("trade the most, sell the rest (sell {sell}, trade {trade})", sell=sell,
+                   trade=trade)
+
+
+def _trade_keep(sell: int, trade: int) -> Message:
+    return Message("trade the most, keep the rest (sell {sell}, trade {trade})", sell=sell,
+                   trade=trade)
 
 
 def counts(game: Game, basket: list[int]) -> dict[str, int]:
@@ -113,12 +132,13 @@ def counts(game: Game, basket: list[int]) -> dict[str, int]:
 
 
 def describe(game: Game, basket: list[int], traded: list[int]) -> str:
-    """"2 Tower, trading in 1 Luxor", or "nothing"."""
+    """"2 Tower, trading in 1 Luxor", or "nothing" (a Message: the screen translates it)."""
     bought = ", ".join(f"{n} {name}" for name, n in counts(game, basket).items())
     handed = ", ".join(f"{n} {name}" for name, n in counts(game, traded).items())
     if handed:
-        return f"{bought or 'nothing'}, trading in {handed}"
-    return bought or "nothing"
+        return Message("{basket}, trading in {traded}", basket=bought or Message("nothing"),
+                       traded=handed)
+    return bought or Message("nothing")
 
 
 def purchases(game: Game, basket: list[int], traded: list[int] = ()) -> list[Option]:
@@ -136,18 +156,20 @@ def purchases(game: Game, basket: list[int], traded: list[int] = ()) -> list[Opt
     tradeable = _tradeable(game, seat, basket, traded) if game.rules.trade_to_buy else {}
     reach = cash + raised + sum(game.price(c) * n for c, n in tradeable.items())
     label = describe(game, basket, traded)
-    options = [Option(f"buy {label}" if basket else "buy nothing",
+    options = [Option(Message("buy {basket}", basket=label) if basket else Message("buy nothing"),
                       act.Buy(shares=counts(game, basket), trade_in=counts(game, traded)))]
     if len(basket) < game.rules.buy_limit:
         for chain in game.board.active():
             price = game.price(chain)
             if chain not in traded and basket.count(chain) < game.bank[chain] and \
                     spent + price <= reach:
-                options.append(Option(f"+1 {chains[chain].name} ({price})", None, add=chain))
+                options.append(Option(Message("+1 {chain} ({price})", chain=chains[chain].name,
+                                              price=price), None, add=chain))
     if spent > cash + raised:
         for chain, left in tradeable.items():
             if left and chain not in basket:
-                options.append(Option(f"trade in 1 {chains[chain].name} ({game.price(chain)})",
+                options.append(Option(Message("trade in 1 {chain} ({price})",
+                                              chain=chains[chain].name, price=game.price(chain)),
                                       None, trade=chain))
     options.extend(endings(game))
     return options
@@ -165,7 +187,7 @@ def endings(game: Game) -> list[Option]:
     An end by agreement is never an option to cycle to (one player could then end
     the game alone): :meth:`~tabletop.table.assistant.Assistant.propose_end` asks everyone.
     """
-    return [Option("end the game", act.End())] if game.end_allowed() else []
+    return [Option(Message("end the game"), act.End())] if game.end_allowed() else []
 
 
 def question(game: Game, kind: str, player: str, basket: list[int], traded: list[int],
@@ -177,62 +199,104 @@ def question(game: Game, kind: str, player: str, basket: list[int], traded: list
     """
     chains = game.rules.chains
     if kind in ("found", "survivor", "next_defunct"):
-        verb = {"found": "found", "survivor": "keep as the survivor",
-                "next_defunct": "dispose of next"}[kind]
         action = {"found": act.Found, "survivor": act.Survivor,
                   "next_defunct": act.NextDefunct}[kind]
-        return (f"{player}: which chain to {verb}?",
+        return (_choosing(kind, player),
                 [Option(chains[c].name, action(chain=chains[c].name)) for c in game.pending.choices])
     if kind == "dispose":
-        return f"{player}: your {chains[game.merger.defunct].name} shares", disposals(game, disposal)
+        return (Message("{player}: your {chain} shares", player=player,
+                        chain=chains[game.merger.defunct].name), disposals(game, disposal))
     if kind == "buy":
-        return (f"{player}: buy shares (so far {describe(game, basket, traded)})",
-                purchases(game, basket, traded))
+        return (Message("{player}: buy shares (so far {basket})", player=player,
+                        basket=describe(game, basket, traded)), purchases(game, basket, traded))
     if kind == "market":
-        return f"{player}: draw a tile for the stock market and place it", []
-    verb = "place a tile" if kind == "place" else "place a closing tile"
-    options = [Option(f"waiting: {verb}" + (" (tap its cell)" if manual else ""), None)]
+        return Message("{player}: draw a tile for the stock market and place it", player=player), []
     if kind == "place":
-        options.append(Option("no playable tile", act.NoTile()))
-        options.extend(endings(game))
-    else:
-        options.append(Option("no more closing tiles: score the game", act.End()))
-    return f"{player}: {verb}", options
+        waiting = Message("waiting: place a tile (tap its cell)") if manual else \
+            Message("waiting: place a tile")
+        options = [Option(waiting, None), Option(Message("no playable tile"), act.NoTile())]
+        return Message("{player}: place a tile", player=player), options + endings(game)
+    waiting = Message("waiting: place a closing tile (tap its cell)") if manual else \
+        Message("waiting: place a closing tile")
+    options = [Option(waiting, None),
+               Option(Message("no more closing tiles: score the game"), act.End())]
+    return Message("{player}: place a closing tile", player=player), options
+
+
+def _choosing(kind: str, player: str) -> Message:
+    if kind == "found":
+        return Message("{player}: which chain to found?", player=player)
+    if kind == "survivor":
+        return Message("{player}: which chain to keep as the survivor?", player=player)
+    return Message("{player}: which chain to dispose of next?", player=player)
+
+
+def asked(title: str) -> str:
+    """What a prompt's title asks, without the player it is asked of ("buy shares (so far
+    nothing)" of "Ann: buy shares (so far nothing)"), for a sentence that puts it in its own.
+
+    >>> asked(Message("{player}: your {chain} shares", player="Ann", chain="Tower")).template
+    'your {chain} shares'
+    """
+    bare = _ASKED.get(getattr(title, "template", None))
+    if bare is None:
+        return title.split(": ", 1)[-1]
+    return bare(**{name: value for name, value in title.params.items() if name != "player"})
+
+
+# Each question written out whole without its player (a catalogue translates each as one).
+_ASKED = {
+    "{player}: place a tile": lambda: Message("place a tile"),
+    "{player}: place a closing tile": lambda: Message("place a closing tile"),
+    "{player}: buy shares (so far {basket})":
+        lambda basket: Message("buy shares (so far {basket})", basket=basket),
+    "{player}: which chain to found?": lambda: Message("which chain to found?"),
+    "{player}: which chain to keep as the survivor?":
+        lambda: Message("which chain to keep as the survivor?"),
+    "{player}: which chain to dispose of next?": lambda: Message("which chain to dispose of next?"),
+    "{player}: your {chain} shares": lambda chain: Message("your {chain} shares", chain=chain),
+    "{player}: draw a tile for the stock market and place it":
+        lambda: Message("draw a tile for the stock market and place it"),
+    "{player}: the market draws {tile}": lambda tile: Message("the market draws {tile}", tile=tile),
+}
 
 
 def proposal_title(proposal: act.Action, player: str) -> str:
     """The title of a proposed tile's prompt: who placed, revealed or drew it for the market."""
     if isinstance(proposal, act.Place):
-        return f"{player} placed {proposal.tile}"
+        return Message("{player} placed {tile}", player=player, tile=proposal.tile)
     if isinstance(proposal, act.Dead):
-        return f"{proposal.player or player} reveals {proposal.tile}"
-    return f"{player}: the market draws {proposal.tile}"
+        return Message("{player} reveals {tile}", player=proposal.player or player,
+                       tile=proposal.tile)
+    return Message("{player}: the market draws {tile}", player=player, tile=proposal.tile)
 
 
 def proposal_label(game: Game, action: act.Action) -> str:
     """What a proposed tile does, as its option says: "1E: founds a chain", "6C: a lone tile"."""
+    tile = action.tile
     if isinstance(action, act.Market):
-        return f"the market gets the shares of {action.tile}"
+        return Message("the market gets the shares of {tile}", tile=tile)
     if isinstance(action, act.Dead):
-        return f"{action.tile} is dead (it would merge two safe chains): reveal it, draw another"
-    what, touched = game.board.classify(game.geometry.parse(action.tile))
+        return Message("{tile} is dead (it would merge two safe chains): reveal it, draw another",
+                       tile=tile)
+    what, touched = game.board.classify(game.geometry.parse(tile))
     chains, sizes = game.rules.chains, game.board.sizes
     if what == PUT_FOUND:
-        return f"{action.tile}: founds a chain"
+        return Message("{tile}: founds a chain", tile=tile)
     if what == PUT_GROW:
         (chain,) = touched
-        return f"{action.tile}: grows {chains[chain].name} ({sizes[chain]})"
+        return Message("{tile}: grows {chain} ({size})", tile=tile, chain=chains[chain].name,
+                       size=sizes[chain])
     if what == PUT_MERGE:
         order = sorted(touched, key=lambda c: -sizes[c])
         big = order[0]
+        sized = [f"{chains[c].name} ({sizes[c]})" for c in order]
         if sizes[order[1]] == sizes[big]:
-            return (f"{action.tile}: merges "
-                    f"{', '.join(f'{chains[c].name} ({sizes[c]})' for c in order)}: "
-                    f"a tie, the survivor to be chosen")
-        return (f"{action.tile}: merges "
-                f"{', '.join(f'{chains[c].name} ({sizes[c]})' for c in order[1:])} "
-                f"into {chains[big].name} ({sizes[big]})")
-    return f"{action.tile}: a lone tile"
+            return Message("{tile}: merges {chains}: a tie, the survivor to be chosen", tile=tile,
+                           chains=", ".join(sized))
+        return Message("{tile}: merges {defunct} into {survivor}", tile=tile,
+                       defunct=", ".join(sized[1:]), survivor=sized[0])
+    return Message("{tile}: a lone tile", tile=tile)
 
 
 # --- what an option does to prices ------------------------------------------------------------

@@ -124,14 +124,13 @@ class Seating:
                 self.drawn.clear()
         self.tiles.sort(key=self.geometry.parse)
         self._index, self._message = 0, "" if len(self.tiles) <= len(self.players) else \
-            f"{len(self.tiles)} tiles for {len(self.players)} players: take the extra ones off"
+            Message("{tiles} tiles for {players} players: take the extra ones off",
+                    tiles=len(self.tiles), players=len(self.players))
 
     def camera_lost(self, message: str) -> None:
         """The camera stopped (or there is none): the tiles drawn are tapped in, a banner says so."""
-        # As the assistant's: a Message reason by its template, a camera's English by the patterns.
         self._banner = Message("camera off ({message}): tap each drawn tile's cell",
-                               message=message) if isinstance(message, Message) else \
-            f"camera off ({message}): tap each drawn tile's cell"
+                               message=message)
 
     def camera_back(self) -> None:
         self._banner = ""
@@ -158,8 +157,8 @@ class Seating:
     def prompt(self) -> Prompt:
         flagged, banner = tuple(self.flagged), self._banner
         if self.setup is not None:
-            return Prompt("seated", self.first, f"{self.first} starts", (), 0, self._message, flagged,
-                          banner)
+            return Prompt("seated", self.first, Message("{player} starts", player=self.first), (),
+                          0, self._message, flagged, banner)
         if len(self.tiles) != len(self.players):
             if self.manual:
                 return Prompt("draw", None, Message(
@@ -168,14 +167,14 @@ class Seating:
                     (Option(Message("waiting: tap the cell of each tile drawn"), None),), 0,
                     self._message, flagged, banner)
             return Prompt("draw", None,
-                          f"Each player draws a tile and places it: {len(self.tiles)} of "
-                          f"{len(self.players)} seen",
-                          (Option("waiting for the turn-order tiles", None),), 0,
+                          Message("Each player draws a tile and places it: {seen} of {players} "
+                                  "seen", seen=len(self.tiles), players=len(self.players)),
+                          (Option(Message("waiting for the turn-order tiles"), None),), 0,
                           self._message, flagged, banner)
         tile = next(label for label in self.tiles if label not in self.drawn)
         left = [name for name in self.players if name not in self.drawn.values()]
         options = tuple(Option(name, None) for name in left)
-        return Prompt("seat", None, f"Who drew {tile}?", options,
+        return Prompt("seat", None, Message("Who drew {tile}?", tile=tile), options,
                       min(self._index, len(options) - 1), self._message, flagged, banner)
 
     def _assign(self, name: str) -> None:
@@ -196,7 +195,8 @@ class Seating:
             game = Game(self.rules, self.players, self.options, tiles, self.seed)
         except TabletopError as error:
             # A tie for first (a card in several copies): those players draw again.
-            self._message = f"{error}; take the tiles off and draw again"
+            self._message = Message("{message}; take the tiles off and draw again",
+                                    message=message_of(error))
             # With no camera to see them go, the tiles are not flagged: drawn again, they are tapped.
             self.flagged = {} if self.manual else {label: "draw again" for label in self.tiles}
             self.tiles, self.drawn, self._tapped = [], {}, []
@@ -206,8 +206,9 @@ class Seating:
         if self.seed is not None:
             setup["seed"] = self.seed
         self.setup, self.first = setup, game.names[game.current]
-        self._message = f"{self.first} drew the tile closest to " \
-                        f"{self.geometry.tile_labels[0]}: {self.first} starts"
+        self._message = Message("{player} drew the tile closest to {tile}: {first} starts",
+                                player=self.first, tile=self.geometry.tile_labels[0],
+                                first=self.first)
 
     @property
     def returned(self) -> dict[str, str]:

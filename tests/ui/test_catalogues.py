@@ -18,28 +18,22 @@ from tabletop.engine import actions as act
 from tabletop.engine.game import Game
 from tabletop.errors import IllegalAction
 from tabletop.messages import Message, message_of
-from ui.i18n import LANGUAGES, NAMES, say, text
+from ui.i18n import LANGUAGES, NAMES, PENDING, say, text
 from ui.locale import CODES, entries, po_path
-from ui.locale.extract import code_messages, placeholders, problems, read, wanted
-
-#: Sources whose new sentences (made by the helpers at work on them at the same time) the
-#: second wave moves into the catalogues: ``python -m ui.locale.extract absorb`` (their
-#: Chinese), then the German of what is left untranslated. Empty this when it is done.
-WAVE_TWO = ("tabletop/table/", "tabletop/assembly/runner.py", "ui/app.py", "ui/strings/")
-
-
-def _pending(problem: str) -> bool:
-    return any(f"from {source}" in problem for source in WAVE_TWO)
+from ui.locale.extract import code_messages, pending, placeholders, problems, read, wanted
 
 
 def test_every_message_is_in_every_catalogue_translated():
-    found = [problem for problem in problems() if not _pending(problem)]
+    # Only the strings of ui/strings/window.py (being written: ui.i18n.PENDING) may wait.
+    found = problems(skip=pending())
     assert not found, "\n".join(found)
 
 
-@pytest.mark.xfail(reason="the second wave moves these into the catalogues", strict=False)
-def test_the_second_wave_has_nothing_left():
-    assert not [problem for problem in problems() if _pending(problem)]
+@pytest.mark.xfail(reason="ui/strings/window.py is being written: python -m ui.locale.extract "
+                          "absorb, then the German of what is left", strict=False)
+def test_the_strings_of_ui_strings_window_py_are_in_the_catalogues():
+    assert [module.__name__ for module in PENDING] == ["ui.strings.window"]
+    assert not problems()
 
 
 def test_the_scan_finds_the_messages():
@@ -50,11 +44,15 @@ def test_the_scan_finds_the_messages():
                  "tabletop/engine/trade_in.py", "tabletop/engine/names.py",
                  "tabletop/assembly/services.py", "hardware/printer.py", "hardware/power.py",
                  "hardware/camera/base.py", "hardware/camera/live.py", "calibration/calibrate.py",
-                 "calibration/tracker.py"):
+                 "calibration/tracker.py", "tabletop/table/assistant.py",
+                 "tabletop/table/seating.py", "tabletop/table/prompts.py", "tabletop/table/narrate.py",
+                 "tabletop/journal/journal.py", "tabletop/geometry/base.py",
+                 "tabletop/geometry/hexgrid.py", "tabletop/engine/ruleset.py",
+                 "tabletop/assembly/simcamera.py"):
         assert name in files, name
     assert "{tile} is already on the board" in made
     assert ("confirm", "CONFIRM") in wanted() and ("value:classic", "Classic") in wanted()
-    assert len(made) > 120
+    assert len(made) > 250
 
 
 @pytest.mark.parametrize("language", list(CODES))
@@ -110,7 +108,7 @@ def test_an_action_out_of_its_time_names_what_the_game_waits_for(game):
 def test_buying_a_chain_not_on_the_board(game):
     refused = _refusal(game, act.Buy(shares={"Tower": 1}))
     assert say(refused, "de") == "Tower ist nicht auf dem Spielplan"
-    assert say(refused, "zh-TW") == "Tower 不在盤面上"
+    assert say(refused, "zh-TW") == "塔樓 不在盤面上"          # the chain by its Chinese name
 
 
 def test_a_name_refused_at_setup():
@@ -123,7 +121,7 @@ def test_a_printer_state_with_slips_waiting_in_german():
     waiting = Message("{state}; {count} slips waiting", state=Message("printer offline"), count=2)
     assert waiting == "printer offline; 2 slips waiting"
     assert say(waiting, "de") == "Drucker offline; 2 Belege warten"
-    assert say(str(waiting), "de") == "Drucker offline; 2 Belege warten"    # a plain str too
+    assert say(str(waiting), "de") == str(waiting)      # a plain str is shown as it is
 
 
 def test_every_fixed_string_in_german_and_the_language_button_names_the_next():

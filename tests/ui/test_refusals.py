@@ -1,429 +1,38 @@
-"""Every refusal and note the table screen can show, and what the devices and services say on
-the other screens, has a Traditional Chinese pattern.
+"""What a player sees in Chinese (and German) when the table refuses, explains or reports something.
 
-Two halves:
-
-* statically, from the sources: each message is found where it is written
-  (an error raised, an assistant's ``self._message = ...``, a camera fault),
-  made into a sample by putting a plausible value in each ``{...}`` of its
-  f-string, and must come out of :func:`ui.i18n.say` in Chinese with no
-  English left but the values put in. A new English message without a
-  pattern fails here, named by its file and line;
-* by playing: a real :class:`~tabletop.engine.game.Game` and a real
-  :class:`~tabletop.table.assistant.Assistant` are driven into refusals, and what
-  the assistant then shows is read in Chinese; so are a real switch-off, an
-  unplugged and a silent printer, a runner's services, seats and taps refused.
-
-What is scanned, and what is not (the scope):
-
-* ``tabletop/*.py``: every message of a :class:`~tabletop.errors.TabletopError`
-  made there (raised, or returned to be raised). Left out by class, as they
-  never reach the table screen: :data:`OFF_TABLE` (table scripts, rule files,
-  configuration, score slips). Journal errors count only where a confirmed
-  action is written during play (:data:`JOURNAL_IN_PLAY`); the others come
-  from opening, reading or exporting a journal at start-up or on the command
-  line. Other exceptions (``ValueError``, ``RuntimeError``...) are faults of
-  the program: the assistant catches only ``TabletopError`` and never shows them.
-* ``tabletop/table/assistant.py`` and ``tabletop/table/seating.py``: what they say
-  themselves (``self._message``, ``self._banner``, ``_flag``, ``_tell``; the
-  seating's prompt titles and options), but for a message with no words of its
-  own (``f"{actor}: {label}"``). The assistant's prompts and options are
-  :data:`ui.i18n.PATTERNS`' and not checked here.
-* camera faults (``CameraError`` in ``hardware/camera`` and the ``sim``
-  source), as the banner shows them; the tracker's warnings, as "camera: ...".
-
-The devices and services, as the other screens show them (what is scanned is
-what reaches a screen as text, by the path it takes there):
-
-* the table's services (:data:`SERVICES`, the methods of
-  ``tabletop/assembly/services.py`` the results and calibration screens call): every
-  string they ``return``. ``shutdown`` returns ``safe_shutdown(...).message``,
-  so:
-* every :class:`~hardware.status.Status` message made in ``hardware/power.py``
-  (switching off) and ``hardware/printer.py`` (the banner shows the printer's
-  status on a fault; all its states are scanned, not only the faults). Other
-  devices' statuses (the panel, the buttons, the camera but for its fault
-  above) are not on any screen.
-* ``calibration``: the ``CalibrationError`` messages of ``calibration/calibrate.py``
-  raised in :func:`~calibration.calibrate.calibrate` and the functions of that
-  file it calls (followed by name), as the calibration screen shows what it
-  raises. Not the command line's (``parse_corners``), nor ``calfile``'s (a file
-  read at start-up or by a command, or a frame of the wrong size), which the
-  screen never catches.
-* The setup screen's refusals (``Game(...)`` refusing the seats and options)
-  are the engine's, scanned above.
-* Errors the services let through (an OS error writing a USB stick, a slip that
-  cannot be made) are the program's faults, not messages: nothing shows them.
+Every sentence tabletop makes for people is a :class:`~tabletop.messages.Message`, rendered
+by its template from the catalogues (:func:`ui.i18n.say`); ``tests/ui/test_catalogues.py``
+fails on any template missing from a catalogue. Here a real
+:class:`~tabletop.engine.game.Game`, a real :class:`~tabletop.table.assistant.Assistant`
+and a real :class:`~tabletop.table.seating.Seating` are driven into refusals and
+decisions, and what they then show is read in Chinese: each a Message (a plain ``str``
+would stay English on the screen), with CJK text and no English word left but names,
+tiles and figures. So are a real switch-off, an unplugged and a silent printer, a
+runner's services, seats and taps refused, and every warning of the camera's tracker.
 """
 
 from __future__ import annotations
 
-import ast
-import itertools
 import os
 import re
 import sys
 import tty
-from pathlib import Path
 
 import pytest
 
 from tabletop.engine import actions as act
-from tabletop.table.assistant import CONFIRM, UNDO, Assistant, UnjournaledTable
+from tabletop.table.assistant import CONFIRM, NEXT, UNDO, Assistant, UnjournaledTable
 from tabletop.engine.game import Game
 from tabletop.errors import IllegalAction, TabletopError
+from tabletop.messages import Message, message_of
 from tabletop.table.seating import Seating
-from ui.i18n import PATTERNS, _compile, say
-from ui.refusals import REFUSALS
+from ui.i18n import say
 
-ROOT = Path(__file__).resolve().parents[2]
 ZH = "zh-TW"
-
-#: Error classes whose messages never reach the table screen, and why.
-OFF_TABLE = {
-    "ScriptError": "a table-script line (a file, the command line): the assistant builds actions",
-    "RulesFileError": "a rule file, read before any game starts",
-    "ConfigError": "the configuration, read at start-up",
-    "SlipError": "a score slip, made and read after the game (results screen, command line)",
-}
-#: The journal's functions a confirmed action goes through during play (Table.push).
-JOURNAL_IN_PLAY = {"_append", "_check_last", "_failure", "_connection", "_replayed"}
 
 #: English that stays in Chinese: software names, a card's label written in the message,
 #: a configuration key and a command to run.
 KEPT = ("picamera2", "libcamera", "uint8", "A-1", "USB", "[printer] url", "`tabletop markers`")
-#: The runner's services whose answers a screen shows (ui/results.py, ui/calibscreen.py).
-SERVICES = ("print_slip", "export", "shutdown", "save_calibration")
-
-# --- turning an f-string into sample messages ---------------------------------------------------
-
-#: Values for what a message formats, by (function, expression) or expression: a list of
-#: (text, opaque). Opaque text is a name, tile, figure or foreign text, kept as it is;
-#: the rest is English (a message within the message) and must be translated too.
-CAMERA_FAULT = "camera 0 unplugged; retrying"
-TRACKER_WARNING = "a tile moved from 5C to 6C: not committed"
-OVERRIDES: dict[tuple[str, str] | str, list[tuple[str, bool]]] = {
-    ("camera_lost", "message"): [(CAMERA_FAULT, False)],
-    ("changes_seen", "message"): [(TRACKER_WARNING, False)],
-    ("_start", "error"): [("two players tie for first with 1A: they draw again", False)],
-    ("_replayed", "reason"): [("5C is already on the board", False)],
-    # The title the table is asked, without its player (see Assistant.tile_seen).
-    ("tile_seen", "asked"): [(text, False) for text in (
-        "place a tile", "place a closing tile", "buy shares (so far nothing)",
-        "buy shares (so far 2 Tower)", "which chain to found?", "which chain to keep as the survivor?",
-        "which chain to dispose of next?", "your Tower shares",
-        "draw a tile for the stock market and place it", "the market draws 5C",
-        "Ann placed 6C", "Ann reveals 6C", "The board and the game differ")],
-    # The kinds of action Game._actor checks.
-    ("_actor", "action.kind"): [(kind, False) for kind in (
-        "place", "no_tile", "found", "survivor", "next_defunct", "market", "dispose", "buy")],
-    "action": [("Undo(player=None)", True)],
-    # The devices and services.
-    ("export", "stick"): [("/media/pi/STICK", True)],
-    ("save_calibration", "path"): [("/home/pi/.local/share/tabletop/calibration.json", True)],
-    ("safe_shutdown", "error"): [("[Errno 2] No such file or directory: 'sudo'", True)],
-    ("safe_shutdown", "done.stderr.strip()"): [("sudo: a password is required", True)],
-    ("_check_corners", "', '.join(outside)"): [("1A, 12A", True)],
-    ("_check_corners", "' '.join(labels)"): [("1A 12A 12I 1I", True)],
-    ("_check_corners", "labels[0]"): [("1A", True)],
-    ("_check_corners", "width"): [("640", True)],
-    ("_check_corners", "height"): [("480", True)],
-    ("calibrate", "', '.join(map(str, missing))"): [("2", True), ("0, 3", True)],
-}
-
-
-def _heuristic(expr: str) -> str:
-    """A plausible value for a formatted expression, by its name."""
-    low = expr.lower()
-    for words, sample in ((("len(", "bank[", "count", "size", "held", "total", "ratio", "limit",
-                            "left", "timeout", "game_id", "seq", "last", "number"), "3"),
-                          (("money(",), "$300"), (("path",), "/home/pi/journal.db"),
-                          (("example",), "1A..12I"),
-                          (("error", "reason", "strerror"), "disk I/O error"),
-                          (("title",), "Acquire"), (("source",), "0"),
-                          (("names[", "player", "first", "actor", "who"), "Ann"),
-                          (("join(", "known", "allowed", "names"), "Tower, Luxor"),
-                          (("label", "tile", "card", "cell", "text"), "5C"),
-                          (("name", "chain", "survivor", "defunct"), "Tower")):
-        if any(word in low for word in words):
-            return sample
-    return "3"
-
-
-def _strish(node: ast.AST) -> bool:
-    """Whether ``node`` is a string written in the source (or a choice of them)."""
-    if isinstance(node, ast.Constant):
-        return isinstance(node.value, str)
-    if isinstance(node, ast.JoinedStr):
-        return True
-    if isinstance(node, ast.IfExp):
-        return _strish(node.body) and _strish(node.orelse)
-    return False
-
-
-def _stringy(node: ast.AST) -> bool:
-    """Whether ``node`` is a string written in the source, or one added to or or-ed with
-    something else (``"printer offline" + suffix``, ``stderr or f"exit code {n}"``)."""
-    if _strish(node):
-        return True
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        return _stringy(node.left) or _stringy(node.right)
-    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
-        return any(_stringy(value) for value in node.values)
-    return False
-
-
-class Source:
-    """One scanned file: its tree, its functions by name, and the enclosing function of a node."""
-
-    def __init__(self, path: Path, scope: list[Source]) -> None:
-        self.path, self.scope = path, scope
-        self.tree = ast.parse(path.read_text(encoding="utf-8"))
-        self.functions: dict[str, ast.FunctionDef] = {}
-        self.enclosing: dict[ast.AST, ast.FunctionDef | None] = {}
-        self._index(self.tree, None)
-
-    def _index(self, node: ast.AST, function: ast.FunctionDef | None) -> None:
-        for child in ast.iter_child_nodes(node):
-            self.enclosing[child] = function
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                self.functions.setdefault(child.name, child)
-                self._index(child, child)
-            else:
-                self._index(child, function)
-
-    def samples(self, node: ast.AST) -> list[tuple[str, frozenset[str]]]:
-        """Sample messages of a string expression, each with its opaque values."""
-        if isinstance(node, ast.Constant):
-            return [(node.value, frozenset())]
-        if isinstance(node, ast.IfExp):
-            return [s for branch in (node.body, node.orelse) if _strish(branch)
-                    for s in self.samples(branch)]
-        if isinstance(node, ast.BinOp):
-            return [(left + right, a | b) for (left, a), (right, b) in itertools.islice(
-                itertools.product(self._part(node.left), self._part(node.right)), 200)]
-        if isinstance(node, ast.BoolOp):
-            return [s for value in node.values for s in self._part(value)]
-        assert isinstance(node, ast.JoinedStr), ast.dump(node)
-        parts = []
-        for value in node.values:
-            if isinstance(value, ast.Constant):
-                parts.append([(value.value, frozenset())])
-            else:
-                parts.append(self._values(value))
-        combined = []
-        for choice in itertools.islice(itertools.product(*parts), 200):
-            combined.append(("".join(text for text, _ in choice),
-                             frozenset().union(*(opaque for _, opaque in choice))))
-        return combined
-
-    def _values(self, value: ast.FormattedValue) -> list[tuple[str, frozenset[str]]]:
-        return self._value(value.value, value.conversion)
-
-    def _part(self, node: ast.AST) -> list[tuple[str, frozenset[str]]]:
-        """Samples of a part of a built string (``a + b``, ``a or b``): either branch of a
-        choice in it (``waiting if n else "not checked yet"``), a value by its name."""
-        if isinstance(node, ast.IfExp):
-            return [s for branch in (node.body, node.orelse) for s in self._part(branch)]
-        return self.samples(node) if _stringy(node) else self._value(node, -1)
-
-    def _value(self, node: ast.AST, conversion: int) -> list[tuple[str, frozenset[str]]]:
-        expr = ast.unparse(node)
-        function = self.enclosing.get(node)
-        name = function.name if function is not None else ""
-        given = OVERRIDES.get((name, expr)) or OVERRIDES.get(expr)
-        if given is not None:
-            return [(text, frozenset([text]) if opaque else frozenset()) for text, opaque in given]
-        found = self._written(node, function)
-        if found:
-            return found
-        sample = _heuristic(expr)
-        if conversion == ord("r"):
-            sample = repr(sample)
-        return [(sample, frozenset([sample]))]
-
-    def _written(self, node: ast.AST, function: ast.FunctionDef | None
-                 ) -> list[tuple[str, frozenset[str]]]:
-        """The strings the source itself gives an expression, if it does (else [])."""
-        if _strish(node):
-            return self.samples(node)
-        if isinstance(node, ast.Name) and function is not None:
-            # A local assigned a string ("size = f'...' if ... else ''").
-            for statement in ast.walk(function):
-                if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and \
-                        isinstance(statement.targets[0], ast.Name) and \
-                        statement.targets[0].id == node.id and _stringy(statement.value):
-                    return self.samples(statement.value)
-            # A parameter: the strings its callers pass (a caller passing anything else
-            # gets a value by its name).
-            params = [a.arg for a in function.args.args]
-            if node.id in params:
-                return self._passed(function.name, params.index(node.id), params[0] == "self",
-                                    node.id)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-                isinstance(node.func.value, ast.Name) and node.func.value.id == "self" and \
-                node.func.attr in self.functions:
-            # A method of this module that picks one of the strings it holds (_waiting_for).
-            held = [s for n in ast.walk(self.functions[node.func.attr]) if isinstance(n, ast.Dict)
-                    for v in n.values if _strish(v) for s in self.samples(v)]
-            return held
-        return []
-
-    def _passed(self, function: str, index: int, method: bool, param: str
-                ) -> list[tuple[str, frozenset[str]]]:
-        passed, other = [], False
-        for source in self.scope:
-            for call in ast.walk(source.tree):
-                if not isinstance(call, ast.Call):
-                    continue
-                callee = call.func.attr if isinstance(call.func, ast.Attribute) else \
-                    call.func.id if isinstance(call.func, ast.Name) else None
-                if callee != function:
-                    continue
-                position = index - 1 if method and isinstance(call.func, ast.Attribute) else index
-                if 0 <= position < len(call.args) and isinstance(call.args[position], ast.Constant) \
-                        and isinstance(call.args[position].value, str):
-                    passed.append((call.args[position].value, frozenset()))
-                else:
-                    other = True
-        if not passed:
-            return []
-        if other:
-            sample = _heuristic(param)
-            passed.append((sample, frozenset([sample])))
-        return passed
-
-
-def _error_classes(sources: list[Source]) -> dict[str, set[str]]:
-    """Every TabletopError class defined in the sources, with its ancestors' names."""
-    bases = {node.name: {ast.unparse(b).split(".")[-1] for b in node.bases}
-             for source in sources for node in ast.walk(source.tree) if isinstance(node, ast.ClassDef)}
-    family = {"TabletopError": {"TabletopError"}}
-    changed = True
-    while changed:
-        changed = False
-        for name, parents in bases.items():
-            if name not in family and parents & family.keys():
-                family[name] = {name}.union(*(family[p] for p in parents if p in family))
-                changed = True
-    return family
-
-
-def _callee(call: ast.Call) -> str:
-    func = call.func
-    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
-
-
-def _messages(source: Source, node: ast.AST) -> list[tuple[str, str, frozenset[str]]]:
-    """(where, sample, opaque values) of the message written at ``node``."""
-    if isinstance(node, ast.JoinedStr) and not any(
-            isinstance(v, ast.Constant) and re.search("[A-Za-z]", v.value) for v in node.values):
-        return []       # no words of its own ("{actor}: {label}"): its parts are translated
-    where = f"{source.path.relative_to(ROOT)}:{node.lineno}"
-    return [(where, sample, opaque) for sample, opaque in source.samples(node) if sample]
-
-
-def _refusals() -> list[tuple[str, str, frozenset[str]]]:
-    """(where, sample, opaque values) of every message the table screen can show."""
-    game = []
-    sources = [Source(path, game) for path in sorted((ROOT / "tabletop").rglob("*.py"))]
-    game.extend(sources)
-    family = _error_classes(sources)
-    found = []
-
-    def add(source: Source, node: ast.AST) -> None:
-        found.extend(_messages(source, node))
-
-    for source in sources:
-        for call in ast.walk(source.tree):
-            if not isinstance(call, ast.Call) or _callee(call) not in family or not call.args \
-                    or not _strish(call.args[0]):
-                continue
-            kind = _callee(call)
-            if family[kind] & OFF_TABLE.keys():
-                continue
-            function = source.enclosing.get(call)
-            if "JournalError" in family[kind] and (
-                    source.path.name != "journal.py" or function is None
-                    or function.name not in JOURNAL_IN_PLAY):
-                continue
-            add(source, call.args[0])
-        if source.path.name not in ("assistant.py", "seating.py"):
-            continue
-        for node in ast.walk(source.tree):
-            if isinstance(node, ast.Assign):
-                for target in node.targets:
-                    pairs = zip(target.elts, node.value.elts) \
-                        if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple) \
-                        else [(target, node.value)]
-                    for name, value in pairs:
-                        if ast.unparse(name) in ("self._message", "self._banner") and _strish(value):
-                            add(source, value)
-            elif isinstance(node, ast.Call):
-                callee, args = _callee(node), node.args
-                message = args[2] if callee == "_flag" and len(args) > 2 else \
-                    args[0] if callee == "_tell" and args else \
-                    args[2] if callee == "Prompt" and source.path.name == "seating.py" and \
-                    len(args) > 2 else \
-                    args[0] if callee == "Option" and source.path.name == "seating.py" and args \
-                    else None
-                if message is not None and _strish(message):
-                    add(source, message)
-    # Camera faults, as the banner shows them (hardware/camera/base.py: Camera._fault).
-    cameras = [Source(path, []) for path in sorted((ROOT / "hardware" / "camera").glob("*.py"))]
-    cameras.append(Source(ROOT / "tabletop" / "assembly" / "simcamera.py", []))
-    for source in cameras:
-        for node in ast.walk(source.tree):
-            reasons = []
-            if isinstance(node, ast.Call) and _callee(node) == "CameraError" and node.args and \
-                    _strish(node.args[0]):
-                reasons = source.samples(node.args[0])
-            elif isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "reason":
-                # Camera._fault: reason = str(exc) if ... else f"failed ({exc})"
-                branches = [node.value.body, node.value.orelse] \
-                    if isinstance(node.value, ast.IfExp) else [node.value]
-                reasons = [s for b in branches if _strish(b) for s in source.samples(b)]
-            for reason, opaque in reasons:
-                found.append((f"{source.path.relative_to(ROOT)}:{node.lineno}",
-                              f"camera off (camera 0 {reason}; retrying): "
-                              f"tap each tile's cell to enter it", opaque | {"0"}))
-    return found
-
-
-def _devices() -> list[tuple[str, str, frozenset[str]]]:
-    """(where, sample, opaque values) of what the runner's services and the devices say."""
-    found = []
-    runner = Source(ROOT / "tabletop" / "assembly" / "services.py", [])
-    for name in SERVICES:
-        for node in ast.walk(runner.functions[name]):
-            if isinstance(node, ast.Return) and node.value is not None and _stringy(node.value):
-                found += _messages(runner, node.value)
-    for name in ("power.py", "printer.py"):
-        source = Source(ROOT / "hardware" / name, [])
-        for call in ast.walk(source.tree):
-            if isinstance(call, ast.Call) and _callee(call) == "Status" and len(call.args) > 1 \
-                    and _stringy(call.args[1]):
-                found += _messages(source, call.args[1])
-    return found
-
-
-def _calibration_errors() -> list[tuple[str, str, frozenset[str]]]:
-    """(where, sample, opaque values) of what ``calibrate`` raises (the calibration screen's):
-    calibrate and what it calls, by name, of its own file and of the warps it uses."""
-    sources = [Source(ROOT / "calibration" / name, []) for name in ("calibrate.py", "warp.py")]
-    owner = {name: source for source in reversed(sources) for name in source.functions}
-    reached, todo = set(), ["calibrate"]
-    while todo:
-        name = todo.pop()
-        if name not in reached and name in owner:
-            reached.add(name)
-            todo += [call.func.id for call in ast.walk(owner[name].functions[name])
-                     if isinstance(call, ast.Call) and isinstance(call.func, ast.Name)]
-    assert {"calibrate", "homography"} <= reached, reached
-    return [message for name in sorted(reached)
-            for call in ast.walk(owner[name].functions[name])
-            if isinstance(call, ast.Call) and _callee(call) == "CalibrationError" and call.args
-            and _stringy(call.args[0]) for message in _messages(owner[name], call.args[0])]
 
 
 def _tracker_warnings() -> list[str]:
@@ -438,95 +47,13 @@ def _tracker_warnings() -> list[str]:
     return warnings
 
 
-REFUSAL_SAMPLES = _refusals() + _devices() + _calibration_errors()
-
-
-def _leftover(chinese: str, opaque: frozenset[str]) -> list[str]:
-    """English words left in ``chinese`` once the values kept as they are are taken out."""
-    chinese = re.sub(r"\d+x\d+", " ", chinese)       # a size in pixels (640x480)
-    # The names in the samples written above ("buy shares (so far 2 Tower)") are kept too.
-    for kept in sorted(opaque | set(KEPT) | {"Ann", "Tower"}, key=len, reverse=True):
-        chinese = chinese.replace(kept, " ")
-    # Letters after a digit are a tile's label ("5C" in a message within the message).
-    return re.findall(r"(?<![0-9A-Za-z])[A-Za-z][A-Za-z_']*", chinese)
-
-
-def _params(samples):
-    for where, sample, opaque in samples:
-        yield pytest.param(sample, opaque, id=f"{where} {sample[:60]}")
-
-
-@pytest.mark.parametrize("sample,opaque", list(_params(REFUSAL_SAMPLES)))
-def test_every_message_of_the_sources_is_translated(sample, opaque):
-    chinese = say(sample, ZH)
-    assert chinese != sample, f"no pattern for {sample!r}"
-    assert not _leftover(chinese, opaque), f"English left in {chinese!r} (from {sample!r})"
-
-
 @pytest.mark.parametrize("warning", _tracker_warnings())
 def test_every_camera_warning_is_translated(warning):
-    chinese = say(f"camera: {warning}", ZH)
-    assert chinese.startswith("攝影機：") and not _leftover(chinese, frozenset()), chinese
-
-
-def test_the_scan_finds_the_messages():
-    """The scan still finds what it is for (a refactor must not make the test above vacuous)."""
-    files = {where.split(":")[0] for where, _, _ in REFUSAL_SAMPLES}
-    # The modules whose messages are Messages are scanned by tests/ui/test_catalogues.py.
-    for name in ("tabletop/geometry/base", "tabletop/geometry/hexgrid",
-                 "tabletop/engine/ruleset", "tabletop/journal/journal", "tabletop/table/assistant",
-                 "tabletop/table/seating", "tabletop/assembly/simcamera"):
-        assert f"{name}.py" in files, name
-    assert len(REFUSAL_SAMPLES) > 40
-    from tabletop.assembly.services import TableServices
-    from ui.services import Services
-
-    assert set(SERVICES) <= {name for name in vars(Services) if not name.startswith("_")}
-    assert all(callable(getattr(TableServices, name, None)) for name in SERVICES)
-
-
-def test_the_patterns_are_well_formed():
-    english = {e for e, _ in PATTERNS}
-    for pattern, chinese in REFUSALS:
-        assert pattern not in english, f"{pattern!r} is in PATTERNS already"
-        names = re.findall(r"\{(\w+)\}", pattern)
-        assert len(names) == len(set(names)), pattern
-        assert set(re.findall(r"(?<!\{)\{(\w+)\}(?!\})", chinese)) == set(names), pattern
-        assert re.search(r"[\u4e00-\u9fff]", chinese), pattern
-    assert len({e for e, _ in REFUSALS}) == len(REFUSALS), "a pattern given twice"
-
-
-def test_every_pattern_is_used():
-    """No pattern outlives the English it was for (a message reworded leaves one behind)."""
-    messages = [sample for _, sample, _ in REFUSAL_SAMPLES] + \
-        [f"camera: {warning}" for warning in _tracker_warnings()]
-    compiled = [(_compile(english), english) for english, _ in REFUSALS]
-    used = set()
-
-    def walk(message: str) -> None:
-        for regex, english in compiled:
-            found = regex.match(message)
-            if found:
-                used.add(english)
-                for key in ("b", "m"):
-                    if key in found.groupdict():
-                        walk(found.group(key))
-                return
-
-    for message in messages:
-        walk(message)
-    spare = {"{k} is not possible now: {m}"}        # a fallback
-    unused = {english for english, _ in REFUSALS} - used - spare
-    assert not unused, unused
-
-
-def test_refusals_take_no_message_of_patterns():
-    """ui.i18n tries REFUSALS before PATTERNS: no title of PATTERNS may be taken by a refusal."""
-    values = {"p": "Ann", "t": "5C", "c": "Tower", "n": "300", "b": "2 Tower", "a": "Luxor (2)"}
-    for english, _ in PATTERNS:
-        message = re.sub(r"\{(\w+)\}", lambda m: values.get(m.group(1), "1"), english)
-        taken = [pattern for pattern, _ in REFUSALS if _compile(pattern).match(message)]
-        assert not taken, f"{taken} take {message!r}"
+    """As the assistant reports a change it will not commit ("camera: ...")."""
+    assistant = Assistant(UnjournaledTable(new_game()), seen=["1A", "12I"])
+    assistant.changes_seen(["5C", "6D"], [], warning)
+    said = chinese(assistant.prompt.message)
+    assert said.startswith("攝影機："), said
 
 
 # --- by playing ---------------------------------------------------------------------------------
@@ -536,8 +63,9 @@ NAMES = {"Ann", "Bob", "Cy", "Tower", "Luxor", "American", "Worldwide", "Festiva
 
 
 def chinese(message: str) -> str:
-    """``message`` in Chinese, checked: CJK characters, none of its English words left."""
+    """``message`` in Chinese, checked: a Message, CJK characters, none of its English words left."""
     assert message, "nothing was said"
+    assert isinstance(message, Message), f"{message!r} is a plain str: the screen shows it in English"
     text = say(message, ZH)
     assert re.search(r"[\u4e00-\u9fff]", text), f"not translated: {message!r}"
     words = set(re.findall(r"(?<![0-9A-Za-z])[A-Za-z][A-Za-z_]+", message)) - NAMES - set(KEPT)
@@ -562,7 +90,7 @@ def play(game: Game, *tiles: str) -> None:
 def refusal(game: Game, action: act.Action) -> str:
     with pytest.raises(IllegalAction) as refused:
         game.push(action)
-    return str(refused.value)
+    return message_of(refused.value)
 
 
 def test_a_tile_on_a_taken_cell():
@@ -590,7 +118,10 @@ def test_an_illegal_found():
     game.push(act.Buy())
     game.push(act.Place(tile="2C"))
     text = chinese(refusal(game, act.Found(chain="Tower")))
-    assert text.startswith("Tower 已經在盤面上了：請從 Luxor, American")
+    # The chains are named in Chinese too, those in the list as well.
+    assert text.startswith("塔樓 已經在盤面上了：請從 路克索, 美國")
+    assert say(refusal(game, act.Found(chain="Tower")), "de").startswith(
+        "Tower ist schon auf dem Spielplan")
     chinese(refusal(game, act.Found(chain="Skyline")))        # no such chain
 
 
@@ -682,11 +213,13 @@ def test_ending_too_early():
 
 def test_the_camera():
     assistant = Assistant(UnjournaledTable(new_game()), seen=["1A", "12I"])
-    assistant.changes_seen(["5C", "6D"], [], "2 new tiles at once (5C, 6D): not committed; "
-                                             "place one tile at a time")
+    assistant.changes_seen(["5C", "6D"], [], Message(
+        "{count} new tiles at once ({cells}): not committed; place one tile at a time",
+        count=2, cells="5C, 6D"))
     assert chinese(assistant.prompt.message) == \
         "攝影機：同時出現 2 張新地磚（5C, 6D）：未採計；請一次只放一張"
-    assistant.camera_lost("camera 0 gives no frames; retrying")
+    assistant.camera_lost(Message("camera {source} {reason}; retrying", source=0,
+                                  reason=Message("gives no frames")))
     assert chinese(assistant.prompt.banner) == \
         "攝影機已關閉（攝影機 0 沒有傳來畫面；正在重試）：請點選每張地磚所在的格子來輸入"
 
@@ -792,7 +325,7 @@ def test_the_setup_screen_refusing_the_seats(players, expected):
     rules = load_rules("acquire")
     with pytest.raises(TabletopError) as refused:
         Game(rules, players)
-    assert say(str(refused.value), ZH) == expected.format(title=rules.title)
+    assert say(message_of(refused.value), ZH) == expected.format(title=rules.title)
 
 
 def test_a_calibration_refused():
@@ -814,4 +347,103 @@ def test_a_calibration_refused():
                           "（可用 `tabletop markers` 列印）")):
         with pytest.raises(TabletopError) as refused:
             calibrate(picture, taps)
-        assert say(str(refused.value), ZH) == expected
+        assert say(message_of(refused.value), ZH) == expected
+
+
+# --- everything the desk shows is a Message --------------------------------------------------------
+
+#: Kinds whose options are chains' or players' names (the screen names a chain by chain_name).
+NAMED_OPTIONS = ("found", "survivor", "next_defunct", "seat")
+
+
+def shown(prompt) -> list[str]:
+    """Every sentence of a prompt the table screen shows, each checked in Chinese."""
+    said = [prompt.title, prompt.message, prompt.banner, *prompt.differences, *prompt.effects]
+    if prompt.kind not in NAMED_OPTIONS:
+        said += [option.label for option in prompt.options]
+    for sentence in said:
+        if sentence:
+            chinese(sentence)
+    return [sentence for sentence in said if sentence]
+
+
+def every_option(desk) -> list[str]:
+    """What NEXT shows, option by option, all the way round (each checked)."""
+    seen = []
+    for _ in desk.prompt.options:
+        seen += shown(desk.prompt)
+        desk.press(NEXT)
+    return seen
+
+
+def test_a_whole_turn_by_taps_is_said_in_chinese_throughout():
+    """Founding, buying, a merger with two holders disposing, mis-taps, an agreed end asked."""
+    game = new_game()
+    assistant = Assistant(UnjournaledTable(game), seen=None)
+    assistant.camera_lost(Message("none configured"))
+    seen: list[str] = []
+    luxor = game.rules.chain_index("Luxor")
+    market = iter(f"{n}{row}" for row in "EFGH" for n in range(12, 0, -1))
+
+    def turn(tile: str) -> None:
+        seen.extend(every_option(assistant))
+        assistant.enter(tile)
+        seen.extend(every_option(assistant))
+        assistant.press(CONFIRM)
+        while assistant.prompt.kind not in ("place", "over"):
+            if assistant.prompt.kind == "market":  # two players: the market's tile is drawn
+                seen.extend(shown(assistant.prompt))
+                assistant.enter(next(market))
+            if assistant.prompt.kind == "buy":
+                assistant.press(NEXT)          # "+1 ...": a basket, its effects, then nothing
+                assistant.press(CONFIRM)
+                seen.extend(every_option(assistant))
+                assistant.press(UNDO)
+            seen.extend(every_option(assistant))
+            assistant.choose(0)                # buy nothing, keep all, the first chain
+            assistant.press(CONFIRM)
+
+    for tile in ("2A", "5A", "3A", "6A"):       # Ann founds Tower, Bob Luxor (5A-6A)
+        turn(tile)
+    game.holdings[0][luxor] += 2                 # Ann holds Luxor too: two holders dispose
+    assistant.enter("1A")                        # a mis-tap on a tile of the board
+    assert say(assistant.prompt.message, "de").startswith("Auf 1A liegt ein Plättchen von Tower")
+    seen += shown(assistant.prompt)
+    turn("4A")                                   # Ann merges Luxor into Tower
+    assert any(m.template == "{player}: your {chain} shares" for m in seen
+               if isinstance(m, Message))
+    assistant.enter("9E")
+    assistant.enter("9F")                        # out of turn while 9E waits for CONFIRM
+    seen += shown(assistant.prompt)
+    assistant.press(UNDO)
+    assistant.propose_end()                      # too early, or asked of everyone
+    seen += shown(assistant.prompt)
+    assert len(seen) > 40
+    assert "塔樓" in say(assistant.prompt.title, ZH) or assistant.prompt.kind == "agree"
+
+
+def test_the_turn_order_draw_by_taps_in_chinese_and_german():
+    seating = Seating("acquire", ["Ann", "Bob"])
+    seating.camera_lost(Message("not found"))
+    shown(seating.prompt)
+    assert say(seating.prompt.banner, "de") == \
+        "Kamera aus (nicht gefunden): tippe auf das Feld jedes gezogenen Plättchens"
+    seating.enter("5C")
+    seating.enter("5C")
+    assert chinese(seating.prompt.message).startswith("5C")
+    seating.enter("9I")
+    shown(seating.prompt)
+    assert say(seating.prompt.title, "de") == "Wer hat 5C gezogen?"
+    seating.press(CONFIRM)
+    shown(seating.prompt)
+    assert say(seating.prompt.title, "de") == "Ann beginnt"
+
+
+def test_the_history_and_the_merger_in_german():
+    from tabletop.table.narrate import entries
+
+    game = new_game()
+    play(game, "2A", "5A")
+    said = [say(entry, "de") for entry in entries(game)]
+    assert said[:2] == ["Ann hat 2A gelegt", "Ann hat Tower gegründet (erhält 1 Gratisaktie)"]
+    assert [say(entry, ZH) for entry in entries(game)][1] == "Ann 成立 塔樓（得 1 股免費股票）"

@@ -5,9 +5,11 @@ Commands (Babel is needed here, never on the table):
 * ``check``: print what :func:`problems` finds (the catalogue test's findings); exit 1 if any;
 * ``update``: add every message made in the code and every fixed string missing from a
   catalogue, untranslated (msgstr empty), for a translator to fill; nothing is removed;
-* ``absorb``: move the areas' own translations (``ui/strings/*.py``: ``TEXTS`` keys with
-  their ``zh-TW``, ``MESSAGES`` templates with theirs) into the catalogues (a translation
-  already there is kept), so those dictionaries can then keep only their English;
+* ``absorb``: move the translations of the areas still being written
+  (:data:`ui.i18n.PENDING`, ``ui/strings/window.py``: ``TEXTS`` keys with their ``zh-TW``,
+  ``MESSAGES`` templates with theirs) into the catalogues (a translation already there is
+  kept); then their keys' English moves to :data:`ui.i18n.ENGLISH`, the area is dropped
+  from ``PENDING`` and its module goes;
 * ``compile``: write each ``tabletop.mo`` from its ``.po`` (after any edit of a ``.po``).
 
 What counts as a message of the code: every ``Message("literal template", ...)`` call in
@@ -52,11 +54,10 @@ def _named(func: ast.AST) -> str:
 
 def fixed_strings() -> dict[Key, str]:
     """Every fixed string as (key, English) and every option value as (``value:<v>``, English)."""
-    from ui.i18n import ENGLISH, VALUE_ENGLISH
-    from ui.strings import desk, screens, table, window
+    from ui.i18n import ENGLISH, PENDING, VALUE_ENGLISH
 
     areas = {key: f"ui/strings/{area.__name__.rpartition('.')[2]}.py"
-             for area in (window, table, screens, desk) for key in area.TEXTS}
+             for area in PENDING for key in area.TEXTS}
     found: dict[Key, str] = {(key, english): f"{areas.get(key, 'ui/i18n.py')} TEXTS[{key!r}]"
                              for key, english in ENGLISH.items() if key != "language"}
     found.update({(f"value:{value}", english): f"ui/i18n.py VALUE_ENGLISH[{value!r}]"
@@ -92,13 +93,22 @@ def write(language: str, catalog) -> None:
         write_po(file, catalog, width=100, sort_output=False, omit_header=False)
 
 
-def problems() -> list[str]:
+def pending() -> set[Key]:
+    """The entries of the areas still being written (:data:`ui.i18n.PENDING`)."""
+    from ui.i18n import PENDING
+
+    return {(key, entry["en"]) for area in PENDING for key, entry in area.TEXTS.items()} | \
+        {(None, template) for area in PENDING for template in area.MESSAGES}
+
+
+def problems(skip: set[Key] = frozenset()) -> list[str]:
     """What is wrong with the catalogues: each entry missing, untranslated or with other
-    placeholders than its English, and a ``.mo`` that does not say what its ``.po`` says."""
+    placeholders than its English, and a ``.mo`` that does not say what its ``.po`` says.
+    Entries in ``skip`` may be missing or untranslated."""
     from ui.locale import entries
 
     found = []
-    need = wanted()
+    need = {key: where for key, where in wanted().items() if key not in skip}
     for language in CODES:
         catalog = read(language)
         held = {(m.context, m.id): m for m in catalog if m.id}
@@ -131,11 +141,11 @@ def update() -> None:
 
 
 def absorb() -> None:
-    from ui.strings import desk, screens, table, window
+    from ui.i18n import PENDING
 
     for language in CODES:
         catalog = read(language)
-        for area in (window, table, screens, desk):
+        for area in PENDING:
             pairs = [((key, entry["en"]), entry.get(language)) for key, entry in area.TEXTS.items()]
             pairs += [((None, template), entry.get(language))
                       for template, entry in area.MESSAGES.items()]

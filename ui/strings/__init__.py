@@ -1,1 +1,2 @@
-"""Strings added by area (window, table, screens, desk), merged into :mod:`ui.i18n`."""
+"""Strings kept outside the catalogues: the chains' names by language (:mod:`ui.strings.chains`),
+and an area's strings while it is being written (``window``: see :data:`ui.i18n.PENDING`)."""
