@@ -14,9 +14,9 @@ Every translation is in the gettext catalogues of :mod:`ui.locale` (one domain,
 * :func:`value_name`, :func:`chain_name`; :data:`LANGUAGES` (the language button
   cycles them), :data:`NAMES`.
 
-The strings of ``ui/strings/window.py`` (the area still being written) are read from
-its own ``TEXTS`` and ``MESSAGES`` where a catalogue has no entry yet, until
-``python -m ui.locale.extract absorb`` moves them into the catalogues (:data:`PENDING`).
+An area of new strings still being written may keep its own ``TEXTS`` and ``MESSAGES``
+(``ui/strings/<area>.py``, listed in :data:`PENDING`) until
+``python -m ui.locale.extract absorb`` moves them into the catalogues.
 
 >>> from tabletop.messages import Message
 >>> say(Message("{player}: place a tile", player="Ann"), "zh-TW")
@@ -46,7 +46,7 @@ from typing import Any
 
 from tabletop.messages import Message
 from ui.locale import entries
-from ui.strings import chains, window
+from ui.strings import chains
 
 LANGUAGES = ("en", "zh-TW", "de")
 NAMES = {"en": "English", "zh-TW": "繁體中文", "de": "Deutsch"}
@@ -202,6 +202,16 @@ ENGLISH: dict[str, str] = {
     'card_bonus_2nd majority': '2nd majority',
     'card_bonus_King/Queen': 'King/Queen',
     'card_bonus_Prince/Princess': 'Prince/Princess',
+    'calib_steps': 'Steps',
+    'calib_steps_title': 'First use: set up the camera',
+    'calib_step_print': 'Print the four markers: run [color=ffd866]tabletop markers --out markers.png[/color] on this Pi or any computer with tabletop; print at 100% (actual size).',
+    'calib_step_stick': 'Stick one near each corner of the board, outside the grid, where tiles and money never cover them.',
+    'calib_step_camera': 'Put the camera above the board: the whole board and all four markers in the picture (seen: {seen}). Take every tile off.',
+    'calib_step_tap': 'Tap the centre of the corner cells on the picture, in this order: {corners}.',
+    'calib_step_save': "Check that the dots lie on the cells, then tap Save. The game's setup comes next.",
+    'calib_no_camera': 'No camera: the table plays by taps',
+    'calib_waiting': "Waiting for the camera's picture",
+    'menu_end_agreed': 'End the game by agreement',
 }
 VALUE_ENGLISH: dict[str, str] = {
     'classic': 'Classic',
@@ -223,7 +233,7 @@ VALUE_ENGLISH: dict[str, str] = {
 #: Areas of ui/strings whose strings are not in the catalogues yet (being written): their
 #: ``TEXTS`` (key -> {"en": ..., "zh-TW": ...}) and ``MESSAGES`` (template -> {"zh-TW": ...})
 #: are read where a catalogue has no entry. ``python -m ui.locale.extract absorb`` moves them.
-PENDING = (window,)
+PENDING: tuple = ()
 _PENDING_TEXTS: dict[str, dict[str, str]] = {}
 for _area in PENDING:
     assert not set(_area.TEXTS) & (set(ENGLISH) | set(_PENDING_TEXTS)), \

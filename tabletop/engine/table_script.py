@@ -20,6 +20,7 @@ from tabletop.engine.actions import excerpt, parse_action
 from tabletop.engine.game import Game
 from tabletop.engine.ruleset import names_file, read_rule_file, rules_from_text
 from tabletop.errors import IllegalAction, ScriptError, TabletopError
+from tabletop.messages import message_of
 
 SETUP_KEYS = ("rules", "players", "options", "start_tiles", "seed", "mode")
 #: What the journal adds to the setup of a game played by a rule file of its own (named
@@ -120,7 +121,7 @@ def replay(lines: Iterable[str], keep_going: bool = False) -> Replay:
             else:
                 result.game.push(parse_action(line))
         except IllegalAction as error:
-            result.errors.append((number, str(error)))
+            result.errors.append((number, message_of(error)))
             if result.game is None or not keep_going:
                 break
     if result.game is None and not result.errors:

@@ -56,12 +56,11 @@ def test_the_translations_examples_hold():
     assert doctest.testmod(ui.i18n).failed == 0
     from ui.i18n import say
 
-    assert say("Bob: your Tower shares", "zh-TW") == "Bob：您的 Tower 股票"
-    assert say("6C: merges Luxor (4) into American (9)", "zh-TW") == \
-        "6C：Luxor (4) 併入 American (9)"
-    assert say("Ann: buy shares (so far 2 Tower, trading in 1 Luxor)", "zh-TW") == \
-        "Ann：買股票（目前：2 Tower，交換 1 Luxor）"
-    assert say("sell 1, trade 2, keep 0", "zh-TW") == "賣 1，換 2，保留 0"
-    assert say("the market gets the shares of 5C", "zh-TW") == "股市取得 5C 的股票"
-    assert say("Something new the patterns do not know", "zh-TW") == \
-        "Something new the patterns do not know"
+    from tabletop.messages import Message
+
+    bob = Message("{player}: your {chain} shares", player="Bob", chain="Tower")
+    assert (say(bob, "zh-TW"), say(bob, "de")) == ("Bob：您的 塔樓 股票", "Bob: deine Tower-Aktien")
+    merger = Message("{tile}: merges {defunct} into {survivor}", tile="6C", defunct="Luxor (4)",
+                     survivor="American (9)")
+    assert say(merger, "zh-TW") == "6C：路克索 (4) 併入 美國 (9)"      # chain names too
+    assert say("Something new no catalogue knows", "zh-TW") == "Something new no catalogue knows"
