@@ -123,7 +123,7 @@ ENGLISH: dict[str, str] = {
     'results': 'Final standings',
     'results_buttons': 'CONFIRM: print the slip · NEXT: to USB · UNDO: take back the end',
     'net_worth': 'Net worth by turn',
-    'paid_legend': 'by chain: bonuses + sales',
+    'paid_legend': 'paid over the whole game, by chain: bonuses + sales',
     'long_presses': 'hold NEXT: history · UNDO: table · CONFIRM: off',
     'do_place': 'place',
     'do_found': 'found',

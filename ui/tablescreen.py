@@ -420,8 +420,10 @@ class TableScreen(Screen):
                 grid.add_widget(self._cell(words, theme.TEXT if words != hidden else theme.DIM,
                                            0.3, "15sp"))
                 continue
-            grid.add_widget(self._cell(f"[b]{_escape(entry['name'])}[/b]", width=0.2,
-                                       size="16sp"))
+            # Whose turn it is, in the list as on the top bar: the order of play is read there.
+            playing = entry["name"] == game.names[game.current]
+            grid.add_widget(self._cell(f"[b]{'▶ ' if playing else ''}{_escape(entry['name'])}[/b]",
+                                       theme.TURN if playing else theme.TEXT, 0.2, "16sp"))
             grid.add_widget(self._cell(money(cash), theme.TEXT, 0.22, "18sp"))
             grid.add_widget(self._cell(held, theme.TEXT, 0.58, "13sp"))
 

@@ -40,6 +40,8 @@ WARNING = (1.0, 0.42, 0.38, 1)
 #: Red to fill behind TEXT (a fault banner): TEXT on it reaches 5.8:1.
 WARNING_FILL = (0.72, 0.12, 0.10, 1)
 HIGHLIGHT = (1.0, 1.0, 1.0, 1)
+#: The player whose turn it is, and the answer chosen: a warm yellow (12:1 on the background).
+TURN = (1.0, 0.85, 0.3, 1)
 
 Colour = tuple[float, float, float, float]
 

@@ -277,6 +277,10 @@ class Assistant:
         if self._agreed == len(self._asking):
             self._stop_asking()
             self._apply(act.End(agreed=True), Message("end by agreement of all players"))
+            if self.game.pending is not None and self.game.end_declared:
+                # The turn is finished first: the table must know the end is coming.
+                self._message = Message("everyone agreed: the game ends once {player}'s turn "
+                                        "is finished", player=names[self.game.current])
 
     def _stop_asking(self) -> None:
         self._asking, self._agreed, self._index, self._message = (), 0, self._resume, ""
@@ -284,10 +288,10 @@ class Assistant:
     def _agree_prompt(self, common: dict[str, Any]) -> Prompt:
         names = self.game.names
         asked, proposer = names[self._asking[self._agreed]], names[self._asking[0]]
-        title = Message("{player}: end the game now, if everyone agrees? CONFIRM agrees, "
-                        "NEXT refuses", player=asked) if asked == proposer else \
-            Message("{player}: {proposer} proposes to end the game now. CONFIRM agrees, "
-                    "NEXT refuses", player=asked, proposer=proposer)
+        title = Message("{player}: end the game now, if everyone agrees? Choose agree or "
+                        "refuse, then CONFIRM", player=asked) if asked == proposer else \
+            Message("{player}: {proposer} proposes to end the game now. Choose agree or "
+                    "refuse, then CONFIRM", player=asked, proposer=proposer)
         if self._agreed and not common["message"]:
             common = dict(common, message=Message("agreed so far: {players}", players=", ".join(
                 names[seat] for seat in self._asking[:self._agreed])))

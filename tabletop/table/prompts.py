@@ -264,7 +264,8 @@ _ASKED = {
 def proposal_title(proposal: act.Action, player: str) -> str:
     """The title of a proposed tile's prompt: who placed, revealed or drew it for the market."""
     if isinstance(proposal, act.Place):
-        return Message("{player} placed {tile}", player=player, tile=proposal.tile)
+        return Message("{player} placed {tile}: CONFIRM plays it, UNDO refuses it", player=player,
+                       tile=proposal.tile)
     if isinstance(proposal, act.Dead):
         return Message("{player} reveals {tile}", player=proposal.player or player,
                        tile=proposal.tile)

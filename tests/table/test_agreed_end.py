@@ -80,7 +80,7 @@ def test_an_agreed_end_asks_each_of_four_players_and_ends_only_when_all_agree(jo
         assert prompt.kind == "agree"
         assert prompt.options == (Option("agree", None, command="agree"),
                                   Option("refuse", None, command="refuse"))
-        assert "CONFIRM agrees, NEXT refuses" in prompt.title and prompt.title.startswith(
+        assert "Choose agree or refuse, then CONFIRM" in prompt.title and prompt.title.startswith(
             f"{prompt.player}: ")
         if answer:
             assert "Ann proposes" in prompt.title       # the proposer is named to the others

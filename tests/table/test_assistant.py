@@ -35,7 +35,7 @@ def test_a_tile_seen_is_proposed_and_only_confirm_applies_it(journal, tmp_path):
     assert assistant.prompt.title == "Cy: place a tile"       # 1D is closest to 1A
     assistant.tile_seen("1E")
     prompt = assistant.prompt
-    assert prompt.title == "Cy placed 1E" and prompt.chosen.label == "1E: founds a chain"
+    assert prompt.title == "Cy placed 1E: CONFIRM plays it, UNDO refuses it" and prompt.chosen.label == "1E: founds a chain"
     assert table.game.board.cells[table.game.geometry.parse("1E")] == -1   # not applied yet
     assistant.press(CONFIRM)
     assert assistant.prompt.kind == "found"

@@ -279,7 +279,7 @@ def test_differences_between_the_board_and_the_game_are_listed_to_settle(journal
                                   "9I is in the game, not on the board")
     before = table.game.script()
     assistant.press(CONFIRM)        # first option: 7F was placed this turn: propose it
-    assert assistant.prompt.title == "Cy placed 7F" and table.game.script() == before
+    assert assistant.prompt.title == "Cy placed 7F: CONFIRM plays it, UNDO refuses it" and table.game.script() == before
     assistant.press(CONFIRM)
     assert table.game.board.cells[table.game.geometry.parse("7F")] != -1
     # 9I is still missing but the table chose to carry on; putting it back clears it.
@@ -310,7 +310,7 @@ def test_a_refused_tile_moved_to_the_right_cell_is_proposed(journal):
     assistant.board_seen(["5C", "9I", "1D"])
     assistant.tile_seen("5C")                 # committed again: already on the board
     assistant.changes_seen(["6C"], ["5C"], "a tile moved from 5C to 6C: not committed")
-    assert assistant.prompt.title == "Cy placed 6C"
+    assert assistant.prompt.title == "Cy placed 6C: CONFIRM plays it, UNDO refuses it"
 
 
 def test_camera_off_shows_a_banner_tiles_are_tapped_in_and_the_board_is_checked_on_return(journal):

@@ -127,7 +127,7 @@ def test_a_whole_draw_and_the_first_placement_by_taps_with_no_camera(journal):
     prompt = assistant.prompt
     assert prompt.title == "Cy: place a tile" and "tap" in prompt.chosen.label and prompt.banner
     loop.desk.enter("2D")                                # Cy taps her first tile in
-    assert assistant.prompt.title == "Cy placed 2D"
+    assert assistant.prompt.title == "Cy placed 2D: CONFIRM plays it, UNDO refuses it"
     loop.press(CONFIRM)
     game = assistant.game
     assert game.board.sizes[0] == 0 and assistant.prompt.kind == "found"

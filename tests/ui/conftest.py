@@ -64,7 +64,10 @@ def run_app():
 
     started = []
 
+    from kivy.metrics import Metrics
+
     def start(app):
+        Metrics.density = 1          # the panel's; a test before may have fitted another screen
         app._run_prepare()
         Window.size = SCREEN
         for _ in range(3):
@@ -83,6 +86,7 @@ def run_app():
         Window.remove_widget(app.root)
         app.dispatch("on_stop")       # kv's `app` forgets it (it is cached until then)
         App._running_app = None
+    Metrics.density = 1
 
 
 def frames(count: int = 2) -> None:
@@ -113,6 +117,21 @@ def tap(widget) -> None:
     touch.touch_down()
     touch.touch_up()
     frames(1)
+    if _scrolled(widget):
+        # A ScrollView hands a short tap on to what it holds a moment later (its clock, not
+        # our frames): wait for it, or the tap lands whenever the machine is slow enough.
+        settle(0.3)
+
+
+def _scrolled(widget) -> bool:
+    from kivy.uix.scrollview import ScrollView
+
+    parent = widget.parent
+    while parent is not None and parent is not parent.parent:
+        if isinstance(parent, ScrollView):
+            return True
+        parent = parent.parent
+    return False
 
 
 def tap_at(x: float, y: float) -> None:

@@ -157,7 +157,7 @@ def test_on_the_touchscreen_the_light_blinks_for_a_proposal_and_the_buzzer_sound
         assert controls.shown == ["ready"] and controls.beeps == []
         runner.loop.desk.tile_seen("6C")            # the camera's commit, as the eyes give it
         app.tick()
-        assert app.table.ids.title.text == "Ann placed 6C"
+        assert app.table.ids.title.text == "Ann placed 6C: CONFIRM plays it, UNDO refuses it"
         assert controls.shown == ["ready", "waiting"] and controls.beeps == ["tile_seen"]
         app.tick()                                   # a proposal is greeted once
         assert controls.beeps == ["tile_seen"]

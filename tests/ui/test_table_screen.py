@@ -11,7 +11,7 @@ import pytest
 from tabletop.table.assistant import Assistant
 from tabletop.journal.journal import Journal
 
-from conftest import frames, outside_the_window, play, tap, tap_at, texts
+from conftest import frames, outside_the_window, play, settle, tap, tap_at, texts
 
 
 def choose(app, label: str, by) -> None:
@@ -51,7 +51,7 @@ def test_a_full_turn_by_touches(run_app, table):
     screen = app.table
     assert screen.ids.title.text == "Cy: place a tile"
     enter_by_tap(screen, "1E")                                  # the camera missed it
-    assert screen.ids.title.text == "Cy placed 1E"
+    assert screen.ids.title.text == "Cy placed 1E: CONFIRM plays it, UNDO refuses it"
     assert screen.ids.chosen.text == "1E: founds a chain"
     tap(screen.ids.confirm)
     assert screen.ids.title.text == "Cy: which chain to found?"
@@ -153,7 +153,7 @@ def test_every_label_fits_at_800x480(run_app, table, language):
             widget.texture_update()
             assert widget.texture_size[0] <= widget.width + 1, (widget.text, widget.width)
     if language == "zh-TW":
-        assert app.table.ids.title.text == "Cy 放了 1E" and app.table.ids.confirm.text == "確認"
+        assert app.table.ids.title.text == "Cy 放了 1E：按「確認」採用，按「復原」拒絕" and app.table.ids.confirm.text == "確認"
 
 
 def test_the_language_switches_live(run_app, table):
@@ -365,7 +365,7 @@ def test_shares_traded_in_with_steppers_pay_for_a_purchase(run_app, tmp_path):
         rows = screen.ids.chains
 
         def row(name):
-            frames(4)                                       # the table laid out again
+            settle(0.3)         # the scroll view hands the last tap on (its clock), then lays out
             cells = list(reversed(rows.children))
             at = next(i for i, w in enumerate(cells) if getattr(w, "text", "").startswith(
                 f"[b]{name}[/b]"))
@@ -382,10 +382,12 @@ def test_shares_traded_in_with_steppers_pay_for_a_purchase(run_app, tmp_path):
         # 30M wanted, 4M in hand: her own shares to trade in, in place of the bonuses.
         assert "Trade in" in texts(screen.ids.chain_heads)
         assert row("Solon")[1].text == ""                     # not the chain she buys
-        for _ in range(7):
+        for _ in range(5):
             tap(steps(row("Regal")[1])["+"])
-        assert steps(row("Regal")[1])["count"].text == "7"
         tap(steps(row("Regal")[1])["-"])
+        assert steps(row("Regal")[1])["count"].text == "4"
+        for _ in range(2):
+            tap(steps(row("Regal")[1])["+"])
         assert screen.ids.figures.text == \
             "cash 4M, these cost 30M, left 4M; 3 of 6 shares; traded in 30M"
         tap(screen.ids.confirm)
