@@ -132,8 +132,6 @@ class TableApp(App):
             manager.current = "setup"
             self.setup.refresh()
         Window.clearcolor = theme.BACKGROUND
-        # The docked on-screen keyboard must not hide the name being typed: the window pans.
-        Window.softinput_mode = "below_target"
         Window.bind(on_key_down=self._key)
         Clock.schedule_interval(self.tick, 1.0 / self.fps)
         if self.desk is not None:

@@ -21,7 +21,7 @@ asks every player in turn, and one refusal calls it off.
 >>> assistant = Assistant(UnjournaledTable(game))
 >>> assistant.tile_seen("6C")
 >>> assistant.prompt.title
-'Ann placed 6C'
+'Ann placed 6C: CONFIRM plays it, UNDO refuses it'
 >>> assistant.press(CONFIRM)
 >>> assistant.prompt.title
 'Ann: buy shares (so far nothing)'

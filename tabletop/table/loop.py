@@ -43,7 +43,7 @@ record of the eyes' decisions (the demo, the benchmarks) attaches an
 >>> game = Game("acquire", ["Ann", "Bob"], start_tiles={"Ann": "1A", "Bob": "12I"})
 >>> loop = TableLoop(Assistant(UnjournaledTable(game)), Camera(), Eyes())
 >>> loop.step(), loop.step(), loop.desk.prompt.title
-(True, True, 'Ann placed 6C')
+(True, True, 'Ann placed 6C: CONFIRM plays it, UNDO refuses it')
 >>> loop.step(), loop.desk.manual
 (False, True)
 """
