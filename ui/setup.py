@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from kivy.app import App
+from kivy.clock import Clock
 from kivy.lang import Builder
+from kivy.metrics import dp
 from kivy.properties import ListProperty, ObjectProperty, StringProperty
 from kivy.uix.button import Button
 from kivy.uix.screenmanager import Screen
@@ -131,6 +133,7 @@ class SetupScreen(Screen):
             field = TextInput(text=name, multiline=False, font_size="18sp",
                               font_name=ids.start.font_name, write_tab=False,
                               padding=["8dp", "12dp", "8dp", "10dp"])
+            field.bind(focus=self._focused)
             ids.players.add_widget(field)
             for label, action in (("↑", lambda _, i=index: self.move(i, -1)),
                                   ("↓", lambda _, i=index: self.move(i, 1)),
@@ -167,11 +170,36 @@ class SetupScreen(Screen):
         box.add_widget(back)
         self.popup.open()
 
+    def _focused(self, field: TextInput, focused: bool) -> None:
+        self._keep_in_sight(field if focused else None)
+
+    def _keep_in_sight(self, field: TextInput | None, tries: int = 60) -> None:
+        """The name being typed stays above the docked keyboard: the screen's layout ends
+        where the keyboard begins, and the players scroll to the field."""
+        keyboard = _docked_keyboard() if field is not None else None
+        if field is not None and keyboard is None and tries:
+            # The keyboard docks a moment after the focus is taken (none docks: nothing to do).
+            Clock.schedule_once(lambda _: self._keep_in_sight(field, tries - 1), 0.05)
+            return
+        lift = keyboard.top if keyboard is not None and field.focus else 0
+        self.ids.frame.padding = [dp(6), dp(6), dp(6), dp(6) + lift]
+        if lift:
+            Clock.schedule_once(lambda _: self.ids.seats.scroll_to(field, padding=dp(4),
+                                                                   animate=False), 0)
+
     def _read_names(self) -> None:
         """The names as typed in (a field is read when a button is pressed)."""
         fields = [w for w in reversed(self.ids.players.children) if isinstance(w, TextInput)]
         if len(fields) == len(self.players):
             self.players = [field.text.strip() for field in fields]
+
+
+def _docked_keyboard() -> Any:
+    """The on-screen keyboard docked at the bottom of the window, or None."""
+    from kivy.core.window import Window
+    from kivy.uix.vkeyboard import VKeyboard
+
+    return next((w for w in Window.children if isinstance(w, VKeyboard) and w.docked), None)
 
 
 def _fit_text(button: Button, size: Any) -> None:

@@ -19,6 +19,7 @@ from tabletop.assembly.runner import keyboard_mode
 Config.set("kivy", "keyboard_mode", keyboard_mode(sys.argv[1], plugged=lambda: False))
 Config.set("graphics", "width", "800")
 Config.set("graphics", "height", "480")
+import time
 from kivy.base import EventLoop
 from kivy.core.window import Window
 from kivy.tests.common import UnitTestTouch
@@ -51,6 +52,19 @@ if keyboards:
                      if (key := keyboard.get_key_at_pos(*keyboard.to_local(x, y)))
                      and key[0][1] == letter)
         tap(*where)
+    # A fourth name, lower down: the keyboard must not cover it while it is typed.
+    app.setup.add_player()
+    for _ in range(3):
+        EventLoop.idle()
+    last = [w for w in reversed(app.setup.ids.players.children) if isinstance(w, TextInput)][-1]
+    tap(*last.to_window(*last.center))
+    end = time.monotonic() + 2
+    while time.monotonic() < end:          # the keyboard docks, the layout makes room
+        EventLoop.idle()
+    keyboard = [w for w in Window.children if isinstance(w, VKeyboard)][0]
+    start = app.setup.ids.start
+    print("fourth above", last.focus and last.to_window(*last.pos)[1] >= keyboard.top - 1,
+          "start above", start.to_window(*start.pos)[1] >= keyboard.top - 1)
     app.setup.start()                 # Start reads the names as typed
     print("players", app.setup.players[0])
 """
@@ -68,6 +82,7 @@ def test_without_a_keyboard_names_are_typed_on_a_docked_on_screen_keyboard():
     assert "keyboards 1" in lines
     assert "docked at 0 field above True" in lines          # the name stays in sight
     assert "players zoe" in lines
+    assert "fourth above True start above True" in lines     # the layout ends at the keyboard
 
 
 def test_with_the_system_keyboard_none_is_docked():
