@@ -286,8 +286,8 @@ def proposal_label(game: Game, action: act.Action) -> str:
         return Message("{tile}: founds a chain", tile=tile)
     if what == PUT_GROW:
         (chain,) = touched
-        return Message("{tile}: grows {chain} ({size})", tile=tile, chain=chains[chain].name,
-                       size=sizes[chain])
+        return Message("{tile}: grows {chain}, {size} tiles so far", tile=tile,
+                       chain=chains[chain].name, size=sizes[chain])
     if what == PUT_MERGE:
         order = sorted(touched, key=lambda c: -sizes[c])
         big = order[0]
