@@ -38,6 +38,7 @@ from tabletop.engine.board import EMPTY, PUT_DEAD, PUT_NO_CHAIN
 from tabletop.engine.game import Game
 from tabletop.errors import TabletopError
 from tabletop.messages import Message, message_of
+from tabletop.table.agreement import AGREE, REFUSE, AgreedEndFlow
 from tabletop.table.prompts import (Option, Prompt, asked, effects, occupant, proposal_label,
                                     proposal_title, question)
 
@@ -49,9 +50,7 @@ BUTTONS = (CONFIRM, NEXT, UNDO)
 #: Settle-prompt commands (an option's ``command``).
 DISMISS, PROPOSE = "dismiss", "propose:"
 #: The answers of a player asked to end the game by agreement (an option's ``command``).
-AGREE, REFUSE = "agree", "refuse"
 #: What the table may be doing when an end by agreement is proposed.
-PROPOSABLE = ("place", "buy")
 
 
 class GameTable(Protocol):
@@ -83,7 +82,7 @@ Listener = Callable[[str, list[dict[str, Any]]], None]
 
 
 @dataclass
-class Assistant:
+class Assistant(AgreedEndFlow):
     """Turns tiles seen or tapped and button presses into confirmed actions on ``table``.
 
     ``seen`` is the board the camera sees, if known (labels); ``flagged``
@@ -225,79 +224,6 @@ class Assistant:
         options = self.prompt.options
         if isinstance(index, int) and 0 <= index < len(options):
             self._index = index
-
-    # --- ending by agreement ------------------------------------------------------------------
-
-    @property
-    def end_proposable(self) -> bool:
-        """Whether the current player may propose now that everyone agrees to end the game."""
-        return self._unproposable() is None
-
-    def _unproposable(self) -> Message | None:
-        """Why an end by agreement may not be proposed now, or None."""
-        game = self.game
-        if not game.options.get("agreed_end"):
-            return Message("this table plays without ending by agreement")
-        if game.pending is None:
-            return Message("the game is over")
-        if game.end_declared:
-            return Message("the end is already declared")
-        if self._asking:
-            return Message("the table is already asked whether to end the game")
-        if self._proposal is not None:
-            return Message("{tile} waits for CONFIRM or UNDO: finish it, then propose the end",
-                           tile=self._proposal.tile)
-        if game.pending.kind not in PROPOSABLE:
-            return Message("finish this decision first, then propose the end")
-        return None
-
-    def propose_end(self) -> None:
-        """Ask every player in turn, the current player (who proposes) first, to end the game now.
-
-        The others are asked in turn order from the proposer. CONFIRM agrees, NEXT
-        then CONFIRM refuses; when all agree the end is played (journaled), one
-        refusal ends the asking and play goes on where it was.
-        """
-        refused = self._unproposable()
-        if refused is not None:
-            self._message = refused
-            return
-        game, n = self.game, len(self.game.names)
-        self._asking = tuple((game.current + k) % n for k in range(n))
-        self._agreed, self._resume, self._index, self._message = 0, self._index, 0, ""
-
-    def _answer(self, command: str) -> None:
-        names = self.game.names
-        if command == REFUSE:
-            who = names[self._asking[self._agreed]]
-            self._stop_asking()
-            self._message = Message("{player} refused to end the game", player=who)
-            return
-        self._agreed, self._index = self._agreed + 1, 0
-        if self._agreed == len(self._asking):
-            self._stop_asking()
-            self._apply(act.End(agreed=True), Message("end by agreement of all players"))
-            if self.game.pending is not None and self.game.end_declared:
-                # The turn is finished first: the table must know the end is coming.
-                self._message = Message("everyone agreed: the game ends once {player}'s turn "
-                                        "is finished", player=names[self.game.current])
-
-    def _stop_asking(self) -> None:
-        self._asking, self._agreed, self._index, self._message = (), 0, self._resume, ""
-
-    def _agree_prompt(self, common: dict[str, Any]) -> Prompt:
-        names = self.game.names
-        asked, proposer = names[self._asking[self._agreed]], names[self._asking[0]]
-        title = Message("{player}: end the game now, if everyone agrees? Choose agree or "
-                        "refuse, then CONFIRM", player=asked) if asked == proposer else \
-            Message("{player}: {proposer} proposes to end the game now. Choose agree or "
-                    "refuse, then CONFIRM", player=asked, proposer=proposer)
-        if self._agreed and not common["message"]:
-            common = dict(common, message=Message("agreed so far: {players}", players=", ".join(
-                names[seat] for seat in self._asking[:self._agreed])))
-        options = (Option(Message("agree"), None, command=AGREE),
-                   Option(Message("refuse"), None, command=REFUSE))
-        return Prompt("agree", asked, title, options, min(self._index, 1), **common)
 
     def reveal_dead(self, label: str, player: str | None = None) -> None:
         """``player`` (any, at any time; default the one to act) shows a dead tile: propose it."""
