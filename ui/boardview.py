@@ -143,7 +143,7 @@ class BoardMirror(Widget):
 
     def _fill(self, owner: int) -> tuple[float, ...]:
         if owner >= 0:
-            return chain_colour(owner, self.rules)
+            return theme.chain_colour(owner, self.rules)
         return {EMPTY: theme.EMPTY_CELL, LONE: theme.LONE_CELL}.get(owner, theme.DEAD_CELL)
 
     def _fits(self, words: str, width: float) -> bool:
@@ -189,11 +189,3 @@ class BoardMirror(Widget):
 
     def on_region(self, cell: int) -> None:
         """The board was tapped near ``cell``, too fine to tap directly (bind to zoom)."""
-
-
-def chain_colour(index: int, rules: Any) -> tuple[float, ...]:
-    """The chain's colour as its rule file names it (the theme's palette until it does)."""
-    try:
-        return theme.chain_colour(index, rules)
-    except TypeError:
-        return theme.chain_colour(index)

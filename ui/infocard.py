@@ -26,7 +26,7 @@ from tabletop.engine.ruleset import RuleSet
 from tabletop.table.assistant import Assistant
 from ui import theme
 from ui.i18n import TEXTS, chain_name, text
-from ui.scoresheet import SheetCell, cell, colour_of, font, hex_of, readable, text_width
+from ui.scoresheet import READABLE_MARKUP, SheetCell, cell, font, text_width
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
 
@@ -155,11 +155,11 @@ class InfoCardScreen(Screen):
         labels = []
         for tier, width in zip(tiers, widths["tiers"]):
             title = tier if len(tiers) > 3 else text("card_tier", language, tier=tier)
-            names = [f"[color={hex_of(readable(colour_of(c.index, rules)))}][b]"
+            names = [f"[color={theme.to_hex(theme.readable(theme.chain_colour(c.index, rules), ratio=READABLE_MARKUP))}][b]"
                      f"{chain_name(c.name, language)}[/b]"
                      f"{' ' + str(sizes[c.index]) if c.index in sizes else ''}[/color]"
                      for c in rules.chains if c.tier == tier]
-            labels.append(self._wrapped(f"[color={hex_of(theme.DIM)}]{title}[/color]\n"
+            labels.append(self._wrapped(f"[color={theme.to_hex(theme.DIM)}]{title}[/color]\n"
                                         + "\n".join(names), width))
         labels.append(self._wrapped(text("card_price", language), widths["price"]))
         labels += [self._wrapped(self._bonus_name(name), width)
@@ -189,7 +189,7 @@ class InfoCardScreen(Screen):
                                  valign="middle"))
         x = (width + text_width(f"[b]{sizes}[/b]", 14)) / 2 + 4
         for index in marked:
-            colour = colour_of(index, rules)
+            colour = theme.chain_colour(index, rules)
             initials = theme.initials(rules.chains[index].name)
             chip = text_width(f"[b]{initials}[/b]", 14) + 6
             box.add_widget(SheetCell(

@@ -24,13 +24,7 @@ from ui.i18n import chain_name, text
 
 
 def _colour(game: Game, name: str, background: Any = theme.PANEL) -> tuple[float, ...]:
-    index = game.rules.chain_index(name)
-    try:
-        colour = theme.chain_colour(index, game.rules)
-    except TypeError:      # a theme without the rules argument
-        colour = theme.chain_colour(index)
-    making = getattr(theme, "readable", None)
-    return making(colour, background) if making else colour
+    return theme.readable(theme.chain_colour(game.rules.chain_index(name), game.rules), background)
 
 
 def _font() -> str:

@@ -37,38 +37,8 @@ NARROWEST = 36
 #: Room around a figure in its column, in dp (a chain's column: less, fourteen must fit).
 PAD = 10
 CHAIN_PAD = 6
-
-
-def colour_of(index: int, rules: Any) -> tuple[float, ...]:
-    """Chain ``index``'s colour: its marker's when the theme knows the rule file's colours."""
-    try:
-        return theme.chain_colour(index, rules)
-    except TypeError:           # a theme whose colours do not come from the rules yet
-        return theme.chain_colour(index)
-
-
-def readable(colour: tuple[float, ...], background: tuple[float, ...] = theme.BACKGROUND
-             ) -> tuple[float, ...]:
-    """``colour`` as text on ``background`` at 4.5:1 or more (a chain's name in its colour)."""
-    made = getattr(theme, "readable", None)
-    if made is not None:
-        # A little over 4.5:1: markup's colours are rounded to 8 bits, which may lose some.
-        return made(colour, background, 4.6)
-    # An older theme: lighten towards white until it reads (WCAG 2 contrast).
-    def lum(c: tuple[float, ...]) -> float:
-        red, green, blue = ((v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4)
-                            for v in c[:3])
-        return 0.2126 * red + 0.7152 * green + 0.0722 * blue
-    mixed = tuple(colour[:3])
-    for step in range(21):
-        mixed = tuple(c + (1 - c) * step / 20 for c in colour[:3])
-        if (lum(mixed) + 0.05) / (lum(background) + 0.05) >= 4.6:
-            break
-    return (*mixed, 1.0)
-
-
-def hex_of(colour: tuple[float, ...]) -> str:
-    return "".join(f"{round(max(0.0, min(1.0, c)) * 255):02x}" for c in colour[:3])
+#: A little over 4.5:1 for a chain's name in markup: its colour is rounded to 8 bits there.
+READABLE_MARKUP = 4.6
 
 
 def font() -> str:
@@ -172,7 +142,7 @@ class ScoreSheetScreen(Screen):
         language = self.language
         words = f"[b]{text('scores_turn', language, player=turn)}[/b]"
         if deciding and deciding != turn:
-            words += f"    [color={hex_of(theme.HIGHLIGHT)}]▶ [b]" \
+            words += f"    [color={theme.to_hex(theme.HIGHLIGHT)}]▶ [b]" \
                      f"{text('scores_decides', language, player=deciding)}[/b][/color]"
         return words
 
@@ -265,7 +235,7 @@ class ScoreSheetScreen(Screen):
         ids.chains.width = dp(width * len(chains))
         heads = []
         for chain, name in zip(chains, local):
-            colour = colour_of(chain.index, rules)
+            colour = theme.chain_colour(chain.index, rules)
             heads.append(cell(f"[b]{name if full else theme.initials(chain.name)}[/b]", width,
                               theme.ink_on(colour), 14, fill=colour))
         ids.chains.add_widget(self._row(heads, CHAIN_ROWS[0][1], key="head"))
@@ -303,7 +273,7 @@ class ScoreSheetScreen(Screen):
 
     def _legend(self, rules: Any, local: list[str]) -> None:
         """The initials the chain columns show, each with its name, in the chain's colour."""
-        entries = [f"[color={hex_of(readable(colour_of(chain.index, rules)))}][b]"
+        entries = [f"[color={theme.to_hex(theme.readable(theme.chain_colour(chain.index, rules), ratio=READABLE_MARKUP))}][b]"
                    f"{theme.initials(chain.name)}[/b]\u00a0{name}[/color]"
                    for chain, name in zip(rules.chains, local)]
         legend = Label(text="   ".join(entries), markup=True, font_size=sp(14),

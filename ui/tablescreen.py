@@ -29,8 +29,9 @@ from tabletop.engine.board import LONE
 from tabletop.engine.choices import Disposal
 from tabletop.engine.state import LEVELS, state_json, view
 from tabletop.table.assistant import Assistant
+from tabletop.table.seating import Seating
 from ui import theme
-from ui.boardview import EMPTY, BoardMirror, chain_colour  # noqa: F401 - the .kv uses BoardMirror
+from ui.boardview import EMPTY, BoardMirror  # noqa: F401 - the .kv uses BoardMirror
 from ui.choices import ChoiceList  # noqa: F401 - the .kv file uses it
 from ui.i18n import chain_name, say, text
 from ui.mergerpanel import MergerPanel  # noqa: F401 - the .kv file uses it
@@ -126,11 +127,11 @@ class TableScreen(Screen):
         self._labels()
         self._top(game, prompt)
         self.fault = bool(prompt.banner or self.device)
-        ids.banner.text = _say(prompt.banner, language) if prompt.banner else \
-            _say(self.device, language) if self.device else ""
-        ids.title.text = _say(prompt.title, language)
+        ids.banner.text = say(prompt.banner, language) if prompt.banner else \
+            say(self.device, language) if self.device else ""
+        ids.title.text = say(prompt.title, language)
         ids.chosen.text = self._chosen(game, prompt)
-        ids.effects.text = "\n".join(_say(e, language) for e in getattr(prompt, "effects", ()))
+        ids.effects.text = "\n".join(say(e, language) for e in prompt.effects)
         # Read once: each reading of the desk's figures builds its prompt again.
         figures = assistant.figures if assistant is not None else None
         ids.figures.text = self._figures(desk, figures, language)
@@ -177,7 +178,7 @@ class TableScreen(Screen):
             return
         turn = game.names[game.current] if game.pending is not None else ""
         self.ids.turn.text = text("turn", language, player=turn) if turn else \
-            _say(prompt.title, language)
+            say(prompt.title, language)
         deciding = prompt.player if prompt.player and prompt.player != turn else ""
         self.ids.decider.text = text("decides", language, player=deciding) if deciding else ""
 
@@ -186,19 +187,19 @@ class TableScreen(Screen):
         language = self.language
         if prompt.chosen is None:
             return ""
-        chosen = _say(prompt.chosen.label, language)
+        chosen = say(prompt.chosen.label, language)
         if game is not None and prompt.kind in ("found", "survivor", "next_defunct"):
             index = game.rules.chain_index(prompt.chosen.label)
-            colour = theme.to_hex(self._readable(chain_colour(index, game.rules), theme.PANEL))
+            colour = theme.to_hex(theme.readable(theme.chain_colour(index, game.rules), theme.PANEL))
             chosen = f"[color={colour}][b]{chain_name(prompt.chosen.label, language)}[/b][/color]"
         return chosen
 
     def _notes(self, assistant: Any, game: Any, prompt: Any) -> list[str]:
         language = self.language
-        notes = [_say(prompt.message, language)] if prompt.message else []
+        notes = [say(prompt.message, language)] if prompt.message else []
         if prompt.flagged:
             notes.append(text("take_off", language, tiles=", ".join(prompt.flagged)))
-        notes += [_say(d, language) for d in prompt.differences]
+        notes += [say(d, language) for d in prompt.differences]
         return notes
 
     def _middle(self, listed: bool) -> None:
@@ -249,12 +250,12 @@ class TableScreen(Screen):
                 game.board.sizes[index]
             price = game.rules.money(game.rules.price(index, size))
             return (text("chain_choice", language, chain=chain_name(action.chain, language),
-                         price=price), chain_colour(index, game.rules))
+                         price=price), theme.chain_colour(index, game.rules))
         if isinstance(action, act.Dispose) and figures:
             keep = figures["held"] - action.sell - action.trade
             return (text("dispose_choice", language, sell=str(action.sell),
                          trade=str(action.trade), keep=str(keep)), None)
-        return _say(option.label, language), None
+        return say(option.label, language), None
 
     @staticmethod
     def _founded_size(game: Any) -> int:
@@ -307,9 +308,9 @@ class TableScreen(Screen):
             action = prompt.chosen.action if prompt.chosen is not None else None
             board.proposed = getattr(action, "tile", "") if prompt.kind in ("place", "closing") \
                 else ""
-        elif hasattr(desk, "geometry"):
+        elif isinstance(desk, Seating):
             rules, geometry = desk.rules, desk.geometry
-            drawn = {geometry.parse(label) for label in getattr(desk, "tiles", ())}
+            drawn = {geometry.parse(label) for label in desk.tiles}
             cells = [LONE if cell in drawn else EMPTY for cell in range(geometry.size)]
             board.last, board.proposed = -1, ""
         else:
@@ -364,7 +365,7 @@ class TableScreen(Screen):
             steps.size_hint_x = width
             return steps
         if key == "chain":
-            colour = self._readable(chain_colour(index, game.rules), theme.BACKGROUND)
+            colour = theme.readable(theme.chain_colour(index, game.rules), theme.BACKGROUND)
             price = f"  [color=f2f2f2]{money(chain['price'])}[/color]" if trading else ""
             words = f"[b]{_escape(chain_name(name, language))}[/b]{safe if buying else ''}{price}"
             return self._cell(words, colour, width, "16sp")
@@ -427,13 +428,13 @@ class TableScreen(Screen):
             grid.add_widget(self._cell(money(cash), theme.TEXT, 0.22, "18sp"))
             grid.add_widget(self._cell(held, theme.TEXT, 0.58, "13sp"))
 
-    def _seated(self, desk: Any) -> None:
+    def _seated(self, desk: Seating) -> None:
         """During the turn-order draw: the players seated, and who drew which tile so far."""
         grid = self.ids.players
         grid.clear_widgets()
         grid.cols, grid.row_default_height, grid.spacing = 2, dp(30), (dp(4), 0)
-        drawn = {name: label for label, name in getattr(desk, "drawn", {}).items()}
-        for name in getattr(desk, "players", ()):
+        drawn = {name: label for label, name in desk.drawn.items()}
+        for name in desk.players:
             grid.add_widget(self._cell(f"[b]{_escape(name)}[/b]", width=0.5, size="16sp"))
             grid.add_widget(self._cell(drawn.get(name, ""), theme.TEXT, 0.5, "18sp"))
         self.ids.chain_heads.clear_widgets()
@@ -485,19 +486,7 @@ class TableScreen(Screen):
         app = App.get_running_app()
         return app.font_name if app else "Roboto"
 
-    @staticmethod
-    def _readable(colour: Sequence[float], background: Sequence[float]) -> Sequence[float]:
-        """A chain's colour as words in it read on ``background`` (4.5:1)."""
-        making = getattr(theme, "readable", None)
-        return making(colour, background) if making else colour
-
 
 def _escape(words: str) -> str:
     """Words shown as they are inside Kivy markup (a player called "[b]" stays "[b]")."""
     return words.replace("&", "&amp;").replace("[", "&bl;").replace("]", "&br;")
-
-
-def _say(message: str, language: str) -> str:
-    """What the desk said, in ``language``, as a plain ``str``: Kivy's shortening remakes a
-    label's text by its type, which a :class:`~tabletop.messages.Message` cannot take."""
-    return str.__str__(say(message, language))
