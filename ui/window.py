@@ -17,8 +17,17 @@ and the layout follows the window's size (:func:`follow`).
 
 >>> graphics(windowed=False, size=(1280, 720), rotation=90)["fullscreen"]
 'auto'
->>> graphics(windowed=True, size=(1280, 720), rotation=0)
-{'fullscreen': '0', 'borderless': '0', 'rotation': '0', 'width': '1280', 'height': '720', 'resizable': '1'}
+>>> graphics(windowed=True, size=(1280, 720), rotation=0)["fullscreen"]
+'0'
+
+One touch is one tap: the only input is SDL's pointer (a touchscreen's touches
+reach it as the pointer, through X or XWayland). Kivy on Linux also reads the
+touch device itself (``probesysfs``, with ``hidinput`` on a Pi) when the user may
+open it, and every touch then arrives twice, once from each; and the blanking
+that Kivy allows by default would turn the panel off in the middle of a game.
+
+>>> INPUTS
+{'mouse': 'mouse,disable_multitouch'}
 """
 
 from __future__ import annotations
@@ -31,6 +40,9 @@ from typing import Any
 SIZES = ((800, 480), (1024, 600), (1280, 720), (1920, 1080))
 #: The panel the layouts are drawn for.
 BASE = (800, 480)
+#: Kivy's ``[input]``: the pointer alone, with no simulated second finger (a long press
+#: or a right click would leave a red multitouch dot on the screen).
+INPUTS = {"mouse": "mouse,disable_multitouch"}
 
 
 def scale_for(width: int, height: int) -> float:
@@ -54,12 +66,13 @@ def graphics(windowed: bool, size: tuple[int, int], rotation: int) -> dict[str, 
     the display, before ``rotation`` turns the picture)."""
     if windowed:
         return {"fullscreen": "0", "borderless": "0", "rotation": str(rotation),
-                "width": str(size[0]), "height": str(size[1]), "resizable": "1"}
+                "width": str(size[0]), "height": str(size[1]), "resizable": "1",
+                "allow_screensaver": "1"}
     # The window is made the display's size at its corner as well: a display with no window
     # manager (a bare X server) never resizes a window to "full screen" itself.
     return {"fullscreen": "auto", "borderless": "1", "rotation": str(rotation),
             "width": str(size[0]), "height": str(size[1]), "resizable": "0",
-            "position": "custom", "left": "0", "top": "0"}
+            "position": "custom", "left": "0", "top": "0", "allow_screensaver": "0"}
 
 
 def display_size() -> tuple[int, int] | None:
@@ -110,14 +123,25 @@ def configure(windowed: bool = False, size: tuple[int, int] = (1280, 720),
     settings = graphics(windowed, screen or size, rotation)
     for key, value in settings.items():
         Config.set("graphics", key, value)
+    only_the_pointer(Config)
     if opened:
         from kivy.core.window import Window
 
         Window.borderless = settings["borderless"] == "1"
         Window.fullscreen = "auto" if not windowed else False
         Window.rotation = rotation
+        Window.allow_screensaver = windowed
         if windowed:
             Window.size = size if rotation in (0, 180) else (size[1], size[0])
+
+
+def only_the_pointer(config: Any) -> None:
+    """Kivy's ``[input]`` as :data:`INPUTS` whatever its configuration file says (Kivy
+    writes ``probesysfs`` there on its first run on Linux): read when the app starts."""
+    for key in config.options("input"):
+        config.remove_option("input", key)
+    for key, value in INPUTS.items():
+        config.set("input", key, value)
 
 
 def follow(window: Any) -> Callable[..., None]:

@@ -33,6 +33,7 @@ sys.path.insert(0, os.environ["PROBE_TESTS"])
 from kivy.app import App
 
 def measure(app):
+    from kivy.base import EventLoop
     from kivy.config import Config
     from kivy.core.window import Window
     from kivy.metrics import Metrics
@@ -50,7 +51,9 @@ def measure(app):
     report = {"first": app.root.current, "size": list(Window.size),
               "system_size": list(Window.system_size), "fullscreen": Window.fullscreen,
               "borderless": Window.borderless, "rotation": Window.rotation,
-              "density": Metrics.density,
+              "density": Metrics.density, "screensaver": Window.allow_screensaver,
+              "providers": sorted(type(p).__name__ for p in EventLoop.input_providers),
+              "inputs": dict(Config.items("input")),
               "config": {key: Config.get("graphics", key) for key in
                          ("fullscreen", "borderless", "rotation", "width", "height")},
               "screens": {}}
@@ -292,3 +295,31 @@ def test_a_table_with_no_calibration_opens_on_the_calibration_steps(table_config
     assert_fits(report, (800, 480))
     guide = report["screens"]["calibration"]["ids"]["guide"]
     assert guide[2] > 200 and guide[3] > 100          # the steps are shown, readable
+
+
+#: What Kivy writes in its configuration file on its first run on a Pi (kivy/config.py):
+#: beside the pointer, the touch device read directly.
+PI_KIVY_INPUT = """[input]
+mouse = mouse
+%(name)s = probesysfs,provider=hidinput
+"""
+
+
+def test_one_touch_is_one_tap_and_the_panel_does_not_blank(table_config, tmp_path):
+    """On a Pi, Kivy's own configuration adds the touch device (hidinput or mtdev) beside
+    SDL's pointer, and a user who may read it gets every touch twice. The real command, with
+    that configuration file, listens to the pointer alone, and keeps the screen awake."""
+    env = table_config()
+    kivy_home = Path(env["KIVY_HOME"])
+    kivy_home.mkdir(parents=True, exist_ok=True)
+    (kivy_home / "config.ini").write_text(PI_KIVY_INPUT)
+    screen = Screen(800, 480)
+    try:
+        report = probe(screen, env)
+    finally:
+        screen.close()
+    # What Kivy made its input from, and made: the pointer, and the SDL window's own finger
+    # queue (filled on iOS and Android only); no device read directly (mtdev, hidinput).
+    assert report["inputs"] == {"mouse": "mouse,disable_multitouch"}
+    assert report["providers"] == ["MouseMotionEventProvider", "SDL2MotionEventProvider"]
+    assert report["screensaver"] is False
