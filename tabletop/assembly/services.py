@@ -210,17 +210,47 @@ class TableServices:
 
 
 def usb_stick(roots: tuple[str, ...] = USB_ROOTS,
-              mounted: Callable[[Path], bool] = os.path.ismount) -> Path | None:
+              mounted: Callable[[Path], bool] = os.path.ismount,
+              user: str | None = None) -> Path | None:
     """The USB stick to write, mounted under ``roots`` (``/media/USER/LABEL``), or None.
 
-    The first writable one by name; else the first one (a read-only stick is
-    still a stick: writing it says that it is read-only, not that none is there).
+    The desktop mounts a stick in its user's own folder, which only that user may enter
+    (an ACL): the app runs as that user, and looks there first. Of several, the first
+    writable one by name; else the first one (a read-only stick is still a stick: writing
+    it says that it is read-only, not that none is there).
     """
+    own = user if user is not None else _user_name()
     sticks = [folder for root in map(Path, roots) if root.is_dir()
-              for folder in sorted(root.glob("*/*")) + sorted(root.glob("*"))
-              if folder.is_dir() and mounted(folder)]
+              for folder in _mount_points(root, own) if mounted(folder)]
     writable = [stick for stick in sticks if os.access(stick, os.W_OK)]
     return (writable or sticks or [None])[0]
+
+
+def _mount_points(root: Path, own: str) -> list[Path]:
+    """The folders a stick may be mounted on: the user's own first, then the others a user
+    may enter, then the root's own entries (a system that mounts at ``/media/LABEL``)."""
+    users = sorted((folder for folder in _entries(root) if folder.is_dir()),
+                   key=lambda folder: (folder.name != own, folder.name))
+    inside = [stick for folder in users if os.access(folder, os.R_OK | os.X_OK)
+              for stick in _entries(folder) if stick.is_dir()]
+    return inside + sorted(users)
+
+
+def _entries(folder: Path) -> list[Path]:
+    """What ``folder`` holds, by name; nothing where it cannot be read (another user's)."""
+    try:
+        return sorted(folder.iterdir())
+    except OSError:
+        return []
+
+
+def _user_name() -> str:
+    import pwd
+
+    try:
+        return pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:
+        return ""
 
 
 #: Opening anything on a stick: never through a link (a stick may hold links to our files).

@@ -227,3 +227,83 @@ def test_a_read_only_stick_is_said_or_passed_over_for_a_writable_one(runner, tmp
     message = runner.services.export((str(media),))
     assert message == f"game 1 written to ZZZ-OPEN ({other / 'tabletop-exports'})"
     assert_the_game_is_in(other / "tabletop-exports", "tabletop-game-1", runner)
+
+
+#: Finds and writes the stick as the desktop user would: ``usb_stick`` and ``write_to_stick``
+#: in a process of its own uid, on the real mount table.
+AS_THE_USER = r"""
+import json, os, sys
+from pathlib import Path
+from tabletop.assembly.services import usb_stick, write_to_stick
+stick = usb_stick((sys.argv[1],))
+folder = None if stick is None else write_to_stick(stick, "tabletop-game-1", {"csv": "game\n"})
+print(json.dumps([str(stick), str(folder)]))
+"""
+
+
+def _runs_as(python: str, uid: int) -> bool:
+    try:
+        return subprocess.run([python, "-c", ""], user=uid, capture_output=True,
+                              cwd="/").returncode == 0
+    except OSError:
+        return False
+
+
+@pytest.fixture
+def open_folder():
+    """A folder another user may enter (pytest's own are root's alone)."""
+    import shutil
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="tabletop-media-"))
+    os.chmod(folder, 0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@needs_root
+def test_a_stick_the_desktop_mounted_for_its_user_is_found_and_written_as_that_user(open_folder,
+                                                                                     mounts):
+    """Raspberry Pi OS mounts a stick at /media/USER/LABEL, the USER folder root's with an ACL
+    for that user alone: a service of another user saw no stick. The app, run as the desktop
+    user, finds it there (not another user's, which it cannot enter) and writes it."""
+    import pwd
+    import shutil
+    import sys
+
+    if shutil.which("setfacl") is None:
+        pytest.skip("needs setfacl (Debian's acl)")
+    user = pwd.getpwnam("nobody")
+    python = next((p for p in (sys.executable, "/usr/bin/python3") if _runs_as(p, user.pw_uid)),
+                  None)
+    if python is None:
+        pytest.skip("no Python the user nobody may run")
+    media = open_folder / "media"
+    for name in ("nobody", "alice"):
+        (media / name).mkdir(parents=True)
+        os.chmod(media / name, 0o750)
+    subprocess.run(["setfacl", "-m", "u:nobody:rx", str(media / "nobody")], check=True)
+    stick = mounts(media / "nobody" / "MY STICK", f"size=1m,uid={user.pw_uid},mode=0755")
+    mounts(media / "alice" / "AAA", "size=1m")          # first by name, but not the user's
+    # The user runs the code from a copy it may read.
+    shutil.copytree(Path(__file__).resolve().parents[2] / "tabletop", open_folder / "src" / "tabletop")
+    code = f"import sys; sys.path.insert(0, {str(open_folder / 'src')!r})\n" + AS_THE_USER
+    done = subprocess.run([python, "-I", "-c", code, str(media)], capture_output=True, text=True,
+                          timeout=60, user=user.pw_uid, group=user.pw_gid, extra_groups=[],
+                          cwd="/", env={"HOME": str(open_folder), "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    found, folder = json.loads(done.stdout)
+    assert found == str(stick) and folder == str(stick / "tabletop-exports")
+    written = stick / "tabletop-exports" / "tabletop-game-1.csv"
+    assert written.read_text() == "game\n" and written.stat().st_uid == user.pw_uid
+    # A process that may enter every user's folder looks in its own user's first.
+    from tabletop.assembly.services import usb_stick
+
+    assert usb_stick((str(media),), user="nobody") == stick
+    assert usb_stick((str(media),), user="alice") == media / "alice" / "AAA"
+    # The old way, a service of a user of its own: the desktop user's stick is out of reach.
+    other = subprocess.run([python, "-I", "-c", code, str(media)], capture_output=True, text=True,
+                           timeout=60, user=user.pw_uid + 1 if user.pw_uid < 65534 else 65533,
+                           group=user.pw_gid, extra_groups=[], cwd="/",
+                           env={"HOME": str(open_folder), "PATH": "/usr/bin:/bin"})
+    assert json.loads(other.stdout) == ["None", "None"], other.stderr
