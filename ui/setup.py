@@ -89,12 +89,12 @@ class SetupScreen(Screen):
             from tabletop.engine.game import Game
 
             Game(ruleset, self.players, options)
+            if self.starter is not None:    # the table may refuse too (data kept in memory)
+                self.starter(self.rules, list(self.players), options)
         except TabletopError as error:
             self.ids.problem.text = say(message_of(error), self.language)
             return
         self.ids.problem.text = ""
-        if self.starter is not None:
-            self.starter(self.rules, list(self.players), options)
 
     # --- showing ------------------------------------------------------------------------------
 

@@ -23,13 +23,15 @@ import contextlib
 import os
 import signal
 import time
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
 
 from tabletop.assembly.config import Config, ConfigError
 from tabletop.assembly.services import CALIBRATION_FILE, TableServices
 from tabletop.engine.ruleset import load_rules
-from tabletop.messages import Message
 from tabletop.journal.journal import Journal
+from tabletop.messages import Message
 from tabletop.table.assistant import Assistant
 from tabletop.table.games import TableGames
 from tabletop.table.loop import Desk, TableLoop
@@ -60,7 +62,9 @@ class Runner:
         for message in journal.report.messages:
             self.out(f"journal: {message}")
         self.games = TableGames(journal, listener=lambda what, events: self.out(f"confirmed: {what}"),
-                                name=name)
+                                name=name, refusal=_in_memory(self.data))
+        if self.games.refusal is not None:
+            self.out(f"tabletop: {self.games.refusal}")
         try:
             self.camera = self._camera()
             eyes = self._eyes()
@@ -156,6 +160,10 @@ class Runner:
     def _desk(self, players: list[str] | None, new: bool) -> Desk | None:
         name = self.config.values["table"]["name"]
         unfinished = self.games.unfinished()
+        if self.games.refusal is not None:
+            if self.on_screen:       # the setup screen says why Start is refused
+                return None
+            raise ConfigError(self.games.refusal)
         if unfinished and not new:
             info = unfinished[-1]
             assistant = self.games.resume(info.id)
@@ -176,7 +184,9 @@ class Runner:
         return seating
 
     def new_game(self, rules: str, players: list[str], options: dict) -> None:
-        """A game set up on the screen: seat the players; the turn-order draw comes next."""
+        """A game set up on the screen: seat the players; the turn-order draw comes next
+        (TabletopError, shown on the setup screen, where no game may be played)."""
+        self.games.check_playable()
         seating = Seating(rules, players, options)       # the names are checked first
         self.out(f"new game of {seating.rules.title}: {', '.join(seating.players)}")
         self.loop.desk, self.loop.start = seating, self._start
@@ -254,6 +264,13 @@ class Runner:
             self._shown = lines
             for line in lines:
                 self.out(f"screen: {line}")
+
+
+def _in_memory(data: Path) -> Message | None:
+    """Why games kept in ``data`` would be lost at power-off (the Pi's overlay), or None."""
+    from hardware.storage import in_memory
+
+    return in_memory(data)
 
 
 def _stop(signum: int, frame: Any) -> None:

@@ -34,8 +34,11 @@ class TableServices:
 
     def __init__(self, config: Config, games: TableGames, loop: TableLoop,
                  out: Callable[[str], None] = print,
-                 power_off: Sequence[str] | None = None) -> None:
+                 power_off: Sequence[str] | None = None,
+                 clock: Callable[[], bool | None] | None = None) -> None:
         self.config, self.games, self.loop, self.out = config, games, loop, out
+        #: Whether the clock is synchronised (None: cannot say), for the slip's times.
+        self.clock = clock or _clock_synchronised
         #: What powers the Pi off once the game is saved (None: the Pi's own; a test's stand-in).
         self.power_off = power_off
         self.data = config.data_dir
@@ -109,7 +112,8 @@ class TableServices:
         if not isinstance(desk, Assistant) or desk.game.pending is not None:
             return Message("the slip is made when the game is over")
         try:
-            slip = make_slip(self.journal, desk.table.id, table_key(self.data))
+            slip = make_slip(self.journal, desk.table.id, table_key(self.data),
+                             clock_synchronised=self.clock())
             text = slip_text(slip, self.config.values["printer"]["columns"])
         except (TabletopError, ValueError) as error:
             return Message("the slip cannot be made: {message}", message=message_of(error))
@@ -207,6 +211,12 @@ class TableServices:
     def close(self) -> None:
         if self._receipt is not None:
             self._receipt.close()
+
+
+def _clock_synchronised() -> bool | None:
+    from hardware.clock import synchronised
+
+    return synchronised()
 
 
 def usb_stick(roots: tuple[str, ...] = USB_ROOTS,

@@ -192,9 +192,19 @@ def slip_data(info: Any, lines: list[str]) -> dict[str, Any]:
     }
 
 
-def make_slip(journal: Any, game_id: int, key: bytes) -> dict[str, Any]:
-    """The signed slip of game ``game_id`` of an open journal."""
-    return sign(slip_data(journal.info(game_id), journal.lines(game_id)), key)
+#: The ``clock`` field of a slip whose times come from a clock no time server had set (a Pi
+#: without a real-time clock, booted with no network): its times may be far off.
+UNSYNCHRONISED = "unsynchronised"
+
+
+def make_slip(journal: Any, game_id: int, key: bytes,
+              clock_synchronised: bool | None = None) -> dict[str, Any]:
+    """The signed slip of game ``game_id`` of an open journal; its times are marked
+    :data:`UNSYNCHRONISED` (a signed field) when ``clock_synchronised`` is False."""
+    body = slip_data(journal.info(game_id), journal.lines(game_id))
+    if clock_synchronised is False:
+        body["clock"] = UNSYNCHRONISED
+    return sign(body, key)
 
 
 # -- signing and verifying -----------------------------------------------------------------
@@ -549,6 +559,8 @@ def slip_text(slip: Mapping[str, Any], columns: int = COLUMNS, qr_text: bool = F
     out += _row("Game", str(slip.get("game", "")), columns)
     out += _row("Started", _when(slip.get("started")), columns)
     out += _row("Finished", _when(slip.get("finished")), columns)
+    if slip.get("clock") == UNSYNCHRONISED:
+        out += _fit("Times: clock not synchronised", columns)
     out += _row("Actions", str(slip.get("actions", "")), columns)
     out.append(thin)
     for player in slip.get("players", []):

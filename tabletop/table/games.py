@@ -24,10 +24,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tabletop.errors import TabletopError
 from tabletop.journal.journal import GameInfo, Journal
+from tabletop.messages import Message
 from tabletop.table.assistant import Assistant, Listener
 from tabletop.table.seating import Seating
-
 
 
 @dataclass
@@ -37,16 +38,25 @@ class TableGames:
     journal: Journal
     listener: Listener | None = None
     name: str | None = None
+    #: Why no game may be played on this table (its data would be lost at power-off), or None.
+    refusal: Message | None = None
+
+    def check_playable(self) -> None:
+        """TabletopError saying why when no game may start or resume here."""
+        if self.refusal is not None:
+            raise TabletopError(self.refusal)
 
     def start(self, seating: Seating) -> Assistant:
         """The seating's draw done: record the game and hand it to an assistant that knows
         which tiles are on the board and which were refused during the draw."""
+        self.check_playable()
         table = self.journal.start({"setup": seating.setup})
         return Assistant(table, seen=seating.tiles, flagged=seating.returned,
                          listener=self.listener)
 
     def resume(self, game_id: int) -> Assistant:
         """Game ``game_id`` back at its last confirmed action."""
+        self.check_playable()
         return Assistant(self.journal.resume(game_id), listener=self.listener)
 
     def unfinished(self, but: int | None = None) -> list[GameInfo]:
