@@ -38,7 +38,7 @@ from ui.history import HistoryScreen
 from ui.infocard import InfoCardScreen
 from ui.results import ResultsScreen
 from ui.scoresheet import ScoreSheetScreen
-from ui.services import Services
+from ui.services import Dimmer, Services
 from ui.setup import SetupScreen
 from ui.tablescreen import TableScreen
 
@@ -64,8 +64,11 @@ class TableApp(App):
                  new_game: Callable[[str, list, dict], None] | None = None,
                  services: Services | None = None, driver: Iterator[None] | None = None,
                  camera: Any = None, camera_off: str = "", calibrated: bool = True,
-                 announce: Callable[[str], None] | None = None, **kwargs: Any) -> None:
+                 announce: Callable[[str], None] | None = None, idle: Dimmer | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        #: Dims the panel between games and wakes it at a touch (None: a light left alone).
+        self.idle = idle
         #: Speaks each confirmed action in the screen's language (``[sound] speak``), or None.
         self.announce = announce
         self._announced = -1          # the history length last announced
@@ -132,13 +135,14 @@ class TableApp(App):
             manager.current = "setup"
             self.setup.refresh()
         Window.clearcolor = theme.BACKGROUND
-        Window.bind(on_key_down=self._key)
+        Window.bind(on_key_down=self._key, on_touch_down=self._touch_down)
         Clock.schedule_interval(self.tick, 1.0 / self.fps)
         if self.desk is not None:
             self.table.refresh()
         return manager
 
     def on_stop(self) -> None:
+        Window.unbind(on_key_down=self._key, on_touch_down=self._touch_down)
         if self._rescale is not None:
             window.unfollow(Window, self._rescale)
             self._rescale = None
@@ -190,6 +194,7 @@ class TableApp(App):
     def tick(self, *_: Any) -> None:
         """One beat of the table (a camera frame, the buttons pressed since, the light and
         the buzzer), and the screen brought up to date."""
+        self._light()
         if self.root.current == "calibration":
             self.calibration.tick()     # the camera is the calibration's while it is shown
             return
@@ -199,7 +204,24 @@ class TableApp(App):
         beat = self.loop.tick(step=not stepped, on_button=self._button)
         self.update(beat.prompt)
 
+    def _light(self) -> None:
+        """The panel may dim between games (the setup, the results, a game over), never in
+        one, nor while the camera is set up (its hands may be off the screen a while)."""
+        if self.idle is None:
+            return
+        current, desk = self.root.current, self.desk
+        between = current != "calibration" and (
+            desk is None or current in ("setup", "results") or desk.prompt.kind == "over")
+        self.idle.set_allowed(between)
+        self.idle.tick()
+
+    def _touch_down(self, window: Any, touch: Any) -> bool:
+        """A touch on a dimmed panel wakes it and presses nothing under the finger."""
+        return self.idle is not None and self.idle.touched()
+
     def _button(self, event: ButtonEvent) -> None:
+        if self.idle is not None:
+            self.idle.touched()
         if event.kind == "press":
             self.press(event.button.lower())
         elif event.kind == "long_press":
@@ -321,6 +343,8 @@ class TableApp(App):
         name = Window._system_keyboard.keycode_to_string(key) if hasattr(
             Window, "_system_keyboard") else codepoint
         button = KEYS.get(name) or KEYS.get(codepoint or "")
+        if self.idle is not None:
+            self.idle.touched()
         if button is None:
             return False
         self.press(button)

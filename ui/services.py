@@ -33,3 +33,16 @@ class Services(Protocol):
 
     def resume(self, game_id: int) -> None: ...
 
+
+
+class Dimmer(Protocol):
+    """The screen's light between games (:class:`hardware.idle.IdleDimmer`'s shape)."""
+
+    def touched(self) -> bool:
+        """A touch: wake the panel; True when it was dimmed (the touch only woke it)."""
+
+    def set_allowed(self, allowed: bool) -> None:
+        """Between games (True) the panel may dim; in a game (False) it is lit at once."""
+
+    def tick(self) -> bool:
+        """Dim once the table has been left alone long enough."""

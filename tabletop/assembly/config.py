@@ -40,6 +40,8 @@ DEFAULTS: dict[str, dict[str, Any]] = {
                "rotation": 0},
     # Cues through the speaker beside the buzzer's beeps; ``speak``: announcements (espeak-ng).
     "sound": {"kind": "auto", "cues": True, "speak": False, "device": ""},
+    # Between games the panel dims after ``dim_after`` seconds without a touch (0: never).
+    "backlight": {"kind": "auto", "dim_after": 300.0},
     "paths": {"data": ""},
 }
 
@@ -51,6 +53,7 @@ ENVIRONMENT = {
     "TABLETOP_PANEL": ("panel", "url"),
     "TABLETOP_DATA": ("paths", "data"),
     "TABLETOP_SOUND": ("sound", "kind"),
+    "TABLETOP_BACKLIGHT": ("backlight", "kind"),
 }
 
 
@@ -147,10 +150,11 @@ CHOICES = {("screen", "language"): ("en", "zh-TW", "de"),
 def _choices() -> dict[tuple[str, str], tuple[str, ...]]:
     """:data:`CHOICES`, after ``[controls] kind``: "auto" or any backend registered now."""
     from hardware.controls import backend_names
+    from hardware.backlight import BACKENDS as BACKLIGHTS
     from hardware.sound import BACKENDS as SOUNDS
 
     return {("controls", "kind"): ("auto", *backend_names()), ("sound", "kind"): ("auto", *SOUNDS),
-            **CHOICES}
+            ("backlight", "kind"): ("auto", *BACKLIGHTS), **CHOICES}
 
 
 def _check(values: dict[str, dict[str, Any]], path: Path, environ: Mapping[str, str]) -> None:
@@ -180,6 +184,9 @@ def _check(values: dict[str, dict[str, Any]], path: Path, environ: Mapping[str, 
             refuse(section, key, "must be more than 0")
         if not (math.isfinite(value) and low <= value <= high):
             refuse(section, key, f"must be from {low:,} to {high:,}{unit}")
+    dim_after = values["backlight"]["dim_after"]
+    if not (math.isfinite(dim_after) and 0 <= dim_after <= DAY):
+        refuse("backlight", "dim_after", f"must be from 0 (never dim) to {DAY:,} seconds")
     _check_text(values, refuse, where)
     if window_size(values["screen"]["size"]) is None:
         refuse("screen", "size", f"expected WIDTHxHEIGHT in pixels, e.g. \"1280x720\", each "
@@ -208,6 +215,8 @@ RANGES: dict[tuple[str, str], tuple[float, float, str]] = {
     ("printer", "columns"): (24, 80, " columns"),
     ("panel", "baudrate"): (300, 4_000_000, ""),
 }
+#: The longest a table may wait before dimming between games, in seconds.
+DAY = 86_400
 #: Text keys: at most this many characters, and no control characters (a NUL in a path
 #: cannot be opened; a line break in the table's name breaks every list it is in).
 TEXT_KEYS = {("table", "name"): 64, ("table", "rules"): 4096, ("camera", "source"): 4096, ("printer", "url"): 4096,

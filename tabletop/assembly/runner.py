@@ -227,16 +227,32 @@ class Runner:
 
         values = self.config.values
         language, fps = values["screen"]["language"], values["camera"]["fps"]
+        backlight = self._backlight()
         try:
             with self.camera if self.camera is not None else contextlib.nullcontext():
                 TableApp(loop=self.loop, language=language, fps=fps,
                          new_game=self.new_game, services=self.services,
                          camera=self.camera, camera_off=self.camera_off(),
                          calibrated=self.loop.eyes is not None,
-                         announce=self.announce).run()
+                         announce=self.announce, idle=self._dimmer(backlight)).run()
         finally:
+            backlight.close()       # lit again for whatever comes after the app
             self.close()
         return 0
+
+    def _backlight(self) -> Any:
+        """The panel's light (``[backlight] kind``); a fault is said and the light left alone."""
+        from hardware.backlight import open_backlight
+
+        backlight = open_backlight(self.config.values["backlight"]["kind"])
+        if backlight.status.state == "fault":
+            self.out(f"backlight: {backlight.status.message}")
+        return backlight
+
+    def _dimmer(self, backlight: Any) -> Any:
+        from hardware.idle import IdleDimmer
+
+        return IdleDimmer(backlight, after=self.config.values["backlight"]["dim_after"])
 
     def camera_off(self) -> str:
         """Why the table plays by taps ("" with a camera that opened), said on the log too."""
