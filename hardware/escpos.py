@@ -11,11 +11,19 @@ a printer with a Chinese font prints them in its Chinese mode (``FS &`` ...
 ``FS .``) in the double-byte encoding its font is set to (``cjk="gb18030"`` or
 ``"big5"``); without one each becomes ``??``, so that columns stay aligned.
 Wrapping to 32 columns is exact either way. QR data is sent as UTF-8.
+
+A QR code goes out in one of two ways (:data:`QR_MODES`): ``"native"``, the
+printer's own ``GS ( k`` command, a few bytes, which many cheap printers lack
+(they print nothing, or the command's bytes as junk); or ``"image"``, the code
+drawn here (with segno, the ``hardware`` extra) and sent as a raster bit image
+(``GS v 0``), which virtually every ESC/POS printer prints, at the cost of about
+20 kB for a score slip (20 s at 9600 baud; nothing on USB).
 """
 
 from __future__ import annotations
 
 import codecs
+import importlib.util
 import re
 import textwrap
 import unicodedata
@@ -38,6 +46,12 @@ QR_CAPACITY_L = (
     1840, 1952, 2068, 2188, 2303, 2431, 2563, 2699, 2809, 2953)
 _QR_LEVELS = {"M": (QR_CAPACITY_M, 0x31), "L": (QR_CAPACITY_L, 0x30)}
 _GS_K = b"\x1d(k"  # GS ( k: 2D code functions
+_GS_V0 = b"\x1dv0\x00"  # GS v 0, m = 0: raster bit image, normal size
+_ESC_J = b"\x1bJ"  # ESC J n: print and feed n dots
+QR_QUIET = 4  # modules of white above and below a code (the paper's margins do the sides)
+#: Rows per GS v 0 command: each stays within the receive buffer of a small printer (6 kB).
+RASTER_BAND = 128
+QR_MODES = ("native", "image")
 CJK_ON, CJK_OFF = b"\x1c&", b"\x1c."  # FS &, FS .: Chinese (Kanji) character mode
 #: The double-byte encodings of the printers' Chinese fonts (the font itself is a printer
 #: setting; ESC/POS cannot choose it).
@@ -182,9 +196,7 @@ def qr_bytes(data: str, module_size: int = 6, *, max_dots: int = QR_MAX_DOTS) ->
     b'\\x1d(k\\x03\\x001Q0'
     """
     payload = data.encode("utf-8")
-    if not 1 <= module_size <= 16:
-        raise ValueError("QR module size must be 1..16")
-    smallest = min(module_size, QR_MIN_MODULE)
+    smallest = _smallest_module(module_size)
     for level in _QR_LEVELS:
         if len(payload) > _QR_LEVELS[level][0][-1]:
             continue
@@ -192,13 +204,8 @@ def qr_bytes(data: str, module_size: int = 6, *, max_dots: int = QR_MAX_DOTS) ->
         if modules * smallest <= max_dots:
             break
     else:
-        fits = [c for v, c in enumerate(QR_CAPACITY_L, 1) if (17 + 4 * v) * smallest <= max_dots]
-        limit = fits[-1] if fits else 0
-        raise ValueError(
-            f"QR data too long to print: {len(payload)} bytes make a code wider than "
-            f"{max_dots} dots at module size {smallest} (at most {limit} bytes fit)")
-    while module_size > smallest and modules * module_size > max_dots:
-        module_size -= 1
+        raise ValueError(_too_long(len(payload), smallest, max_dots))
+    module_size = _shrunk(module_size, smallest, modules, max_dots)
     n = len(payload) + 3
     return b"".join([
         _GS_K, b"\x04\x00\x31\x41\x32\x00",  # fn 165: model 2
@@ -209,22 +216,133 @@ def qr_bytes(data: str, module_size: int = 6, *, max_dots: int = QR_MAX_DOTS) ->
     ])
 
 
+def _smallest_module(module_size: int) -> int:
+    if not 1 <= module_size <= 16:
+        raise ValueError("QR module size must be 1..16")
+    return min(module_size, QR_MIN_MODULE)
+
+
+def _shrunk(module_size: int, smallest: int, modules: int, max_dots: int) -> int:
+    """The largest module size up to ``module_size`` at which ``modules`` fit ``max_dots``."""
+    while module_size > smallest and modules * module_size > max_dots:
+        module_size -= 1
+    return module_size
+
+
+def _too_long(nbytes: int, smallest: int, max_dots: int) -> str:
+    fits = [c for v, c in enumerate(QR_CAPACITY_L, 1) if (17 + 4 * v) * smallest <= max_dots]
+    limit = fits[-1] if fits else 0
+    return (f"QR data too long to print: {nbytes} bytes make a code wider than "
+            f"{max_dots} dots at module size {smallest} (at most {limit} bytes fit)")
+
+
+def qr_matrix(data: str, module_size: int = 6, *,
+              max_dots: int = QR_MAX_DOTS) -> tuple[tuple[tuple[int, ...], ...], int]:
+    """The modules of ``data``'s QR code (rows of 1 = dark, no quiet zone) and the dots
+    per module, chosen as :func:`qr_bytes` chooses them: level M (or higher, where that
+    costs no size), else L; the module size reduced until the code fits ``max_dots``.
+
+    Made by segno (pure Python, the ``hardware`` extra), from the UTF-8 bytes of ``data``.
+
+    >>> matrix, size = qr_matrix("A")
+    >>> len(matrix), len(matrix[0]), size, matrix[0][:8]
+    (21, 21, 6, (1, 1, 1, 1, 1, 1, 1, 0))
+    """
+    try:
+        import segno  # only the image mode needs it: the native mode works without
+    except ImportError:
+        raise ValueError("printing the QR code as an image needs segno "
+                         "(pip install segno, or the hardware extra)") from None
+    payload = data.encode("utf-8")
+    smallest = _smallest_module(module_size)
+    for level in _QR_LEVELS:
+        try:
+            code = segno.make_qr(payload, error=level)
+        except segno.DataOverflowError:
+            continue
+        modules = code.symbol_size(border=0)[0]
+        if modules * smallest <= max_dots:
+            break
+    else:
+        raise ValueError(_too_long(len(payload), smallest, max_dots))
+    matrix = tuple(tuple(row) for row in code.matrix_iter(scale=1, border=0))
+    return matrix, _shrunk(module_size, smallest, modules, max_dots)
+
+
+def qr_image_available() -> bool:
+    """Whether :func:`qr_matrix` can draw codes (segno is installed)."""
+    return importlib.util.find_spec("segno") is not None
+
+
+def raster_bytes(rows: list[bytes], band: int = RASTER_BAND) -> bytes:
+    """``GS v 0`` commands printing ``rows`` (each packed, leftmost dot in the high bit,
+    1 = black, all one width), at most ``band`` rows per command.
+
+    >>> raster_bytes([b"\\x80", b"\\x01"])  # x = 1 byte, y = 2 rows
+    b'\\x1dv0\\x00\\x01\\x00\\x02\\x00\\x80\\x01'
+    """
+    width = len(rows[0]) if rows else 0
+    if any(len(row) != width for row in rows):
+        raise ValueError("raster rows must all be one width")
+    out = bytearray()
+    for top in range(0, len(rows), band):
+        part = rows[top:top + band]
+        out += _GS_V0 + bytes([width & 0xFF, width >> 8, len(part) & 0xFF, len(part) >> 8])
+        out += b"".join(part)
+    return bytes(out)
+
+
+def qr_image_bytes(data: str, module_size: int = 6, *, max_dots: int = QR_MAX_DOTS) -> bytes:
+    """``data``'s QR code as a raster bit image, centred on a ``max_dots`` wide head:
+    ``ESC J`` (a quiet zone of :data:`QR_QUIET` modules), :func:`raster_bytes`, ``ESC J``.
+
+    Each row is packed only as far as the code's right edge; the white on its left
+    centres it whatever ``ESC a`` says. ValueError as :func:`qr_bytes`.
+
+    >>> image = qr_image_bytes("A")  # 21 modules of 6 dots, 129 dots in from the left
+    >>> image[:3], image[3:7], list(image[7:11]), len(image)  # rows of 32 bytes, 126 of them
+    (b'\\x1bJ\\x18', b'\\x1dv0\\x00', [32, 0, 126, 0], 4046)
+    """
+    matrix, size = qr_matrix(data, module_size, max_dots=max_dots)
+    width = len(matrix) * size
+    left = (max_dots - width) // 2
+    nbytes = (left + width + 7) // 8
+    dark = (1 << size) - 1
+    rows = []
+    for line in matrix:
+        bits = 0
+        for module in line:
+            bits = bits << size | (dark if module else 0)
+        rows += [(bits << (8 * nbytes - left - width)).to_bytes(nbytes, "big")] * size
+    quiet = _ESC_J + bytes([QR_QUIET * size])
+    return quiet + raster_bytes(rows) + quiet
+
+
 def slip_bytes(text: str, qr: str | None = None, columns: int = 32, *,
-               qr_module_size: int = 6, cut_feed: int = 3, cjk: str | None = None) -> bytes:
+               qr_module_size: int = 6, cut_feed: int = 3, cjk: str | None = None,
+               qr_mode: str = "native") -> bytes:
     """Every byte of one slip: init, text, centred QR code, feed and partial cut.
 
     ``ESC @``; each line of :func:`wrap_text` followed by LF (:func:`encode_line`:
     code page 437, wide characters in the Chinese mode when ``cjk`` names the
-    printer's double-byte encoding); if ``qr`` is given, ``ESC a 1`` (centre),
-    :func:`qr_bytes`, ``ESC a 0``; then ``GS V 66 n``: feed to the cutter plus
-    ``n`` dots and cut partially.
+    printer's double-byte encoding); if ``qr`` is given, in ``qr_mode``
+    ``"native"`` ``ESC a 1`` (centre), :func:`qr_bytes`, ``ESC a 0``, in
+    ``"image"`` :func:`qr_image_bytes`; then ``GS V 66 n``: feed to the cutter
+    plus ``n`` dots and cut partially.
 
     >>> slip_bytes("Hi")
     b'\\x1b@Hi\\n\\x1dVB\\x03'
     """
+    if qr_mode not in QR_MODES:
+        raise ValueError(f"unknown QR mode {qr_mode!r:.20} (one of {', '.join(QR_MODES)})")
     lines = wrap_text(text, columns, cjk)
     body = b"".join(encode_line(line, cjk) + b"\n" for line in lines)
-    code = b"\x1ba\x01" + qr_bytes(qr, qr_module_size) + b"\x1ba\x00" if qr else b""
+    if not qr:
+        code = b""
+    elif qr_mode == "image":
+        code = qr_image_bytes(qr, qr_module_size)
+    else:
+        code = b"\x1ba\x01" + qr_bytes(qr, qr_module_size) + b"\x1ba\x00"
     return ESC_INIT + body + code + b"\x1dVB" + bytes([cut_feed])
 
 

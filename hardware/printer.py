@@ -1,16 +1,18 @@
-"""ESC/POS thermal receipt printer (58 mm, 32 columns) on a serial port.
+"""ESC/POS thermal receipt printer (58 mm, 32 columns) on a serial port or USB.
 
 The bytes of a slip come from a pure function, :func:`hardware.escpos.slip_bytes`; the
 :class:`ReceiptPrinter` queues slips and a background worker thread sends them
-through pyserial. The game-facing calls (:meth:`~ReceiptPrinter.print_slip`,
-:meth:`~ReceiptPrinter.poll`, :attr:`~ReceiptPrinter.status`,
-:attr:`~ReceiptPrinter.pending`) never touch the port and never wait for it: a
+through a link (:mod:`hardware.printer_link`: pyserial for a serial port, the
+device file for a USB printer-class device such as ``/dev/usb/lp0``). The
+game-facing calls (:meth:`~ReceiptPrinter.print_slip`, :meth:`~ReceiptPrinter.poll`,
+:attr:`~ReceiptPrinter.status`, :attr:`~ReceiptPrinter.pending`) never touch the
+port and never wait for it: a
 printer that is unplugged, silent or out of paper never blocks or raises into
 the game. The slip waits in the queue, :attr:`ReceiptPrinter.status` says why,
 and the worker retries every ``retry_interval`` seconds. Slips print in order.
 
 A slip whose write fails after it began (write timeout, cable pulled) may have
-printed in part, and pyserial cannot say how much. It is never sent again as
+printed in part, and no link can say how much. It is never sent again as
 if nothing had happened: the next attempt prints it whole under a
 ``*** REPRINT ***`` line (:data:`REPRINT_LINE`), so the half slip above it can
 be torn off and thrown away. Otherwise every slip prints exactly once.
@@ -25,7 +27,8 @@ start-up looks the same, and slips sent to it then are lost; one that has
 answered once is never given up on this way.
 
 What the bytes of a slip are (code page 437, Chinese mode, QR codes, the cut)
-is :mod:`hardware.escpos`'s.
+is :mod:`hardware.escpos`'s. The QR code is the printer's own command or an image
+(the ``qr`` mode: :data:`QR_MODES`).
 
 >>> printer = ReceiptPrinter("loop://", check_paper=False)
 >>> job = printer.print_slip("Ann wins with $42,000", qr="https://example.org/g/7")
@@ -45,9 +48,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Self
 
-import serial
-
-from hardware.escpos import ESC_INIT, cjk_codec, slip_bytes
+from hardware.escpos import ESC_INIT, cjk_codec, qr_image_available, slip_bytes
+from hardware.printer_link import TIMEOUTS, link_kind, open_link
 from hardware.serial_link import IO_ERRORS, Opener, close_quietly, tell
 from hardware.status import FAULT, READY, WAITING, Status
 from tabletop.messages import Message
@@ -59,6 +61,11 @@ STATUS_QUERY = b"\x10\x04\x04"  # DLE EOT 4: real-time roll paper sensor status
 PAPER_END = 0x60  # bits 5-6 of the DLE EOT 4 reply: paper end detected
 PAPER_LOW = 0x0C  # bits 2-3: paper near end
 REPRINT_LINE = b"*** REPRINT ***\n"  # heads a slip sent again after a failed write
+#: How the QR code is printed: the printer's ``GS ( k``, a raster image, or "auto": the
+#: image on a USB printer-class device (its 20 kB take no time there, and it prints on
+#: printers without GS ( k), the native command on a serial port (the image would take
+#: 20 s at 9600 baud) or where segno is not installed.
+QR_MODES = ("native", "image", "auto")
 
 # Printer conditions behind the status.
 _UNKNOWN, _OK, _LOW, _NO_PAPER, _UNPLUGGED, _OFFLINE, _UNCHECKED = (
@@ -111,12 +118,14 @@ class Job:
 
 
 class ReceiptPrinter:
-    """A serial ESC/POS printer with a queue that survives faults.
+    """A serial or USB ESC/POS printer with a queue that survives faults.
 
-    ``url`` is anything :func:`serial.serial_for_url` opens (``/dev/ttyUSB0``,
-    ``loop://``, a pty path). ``opener`` replaces that function (a factory for
-    tests or other transports); ``clock`` times the minimum ``retry_interval``
-    between tries; ``on_status`` is called with each new :class:`Status`, from
+    ``url`` is anything :func:`hardware.printer_link.open_link` opens: a serial
+    port or pyserial url (``/dev/ttyUSB0``, ``loop://``, a pty path), a USB
+    printer-class device (``/dev/usb/lp0``, ``/dev/tabletop-lp``), either forced by
+    a ``serial:`` or ``file:`` prefix. ``opener`` replaces that function (a
+    factory for tests or other transports); ``clock`` times the minimum
+    ``retry_interval`` between tries; ``on_status`` is called with each new :class:`Status`, from
     the worker thread (or from whoever called :meth:`retry`). With
     ``check_paper`` the printer is asked ``DLE EOT 4`` before each slip; after
     ``status_tries`` unanswered queries from a printer that never answered, it
@@ -125,6 +134,9 @@ class ReceiptPrinter:
     ``cjk``: the double-byte encoding of a printer with a Chinese font
     (``"gb18030"`` for simplified Chinese models, ``"big5"`` for traditional
     ones); None for a printer without one (wide characters print as ``??``).
+
+    ``qr``: how QR codes print (:data:`QR_MODES`): ``"native"`` (``GS ( k``),
+    ``"image"`` (a raster bit image, for printers without ``GS ( k``) or ``"auto"``.
 
     ``timeout`` is the read timeout of the status reply and the margin of
     every write: a write may take twice its time on the wire
@@ -152,15 +164,18 @@ class ReceiptPrinter:
     def __init__(self, url: str, baudrate: int = 9600, columns: int = 32, *,
                  timeout: float = 0.5, retry_interval: float = 5.0,
                  check_paper: bool = True, status_tries: int = 3,
-                 qr_module_size: int = 6, cjk: str | None = None,
+                 qr_module_size: int = 6, cjk: str | None = None, qr: str = "native",
                  on_status: Callable[[Status], None] | None = None,
-                 opener: Opener = serial.serial_for_url,
+                 opener: Opener = open_link,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.url, self.baudrate, self.columns = url, baudrate, columns
         self.timeout, self.retry_interval = timeout, retry_interval
         self.check_paper, self.status_tries = check_paper, status_tries
         self.qr_module_size = qr_module_size
         self.cjk = cjk_codec(cjk)
+        if qr not in QR_MODES:
+            raise ValueError(f"unknown QR mode {qr!r:.20} (one of {', '.join(QR_MODES)})")
+        self.qr_mode = qr
         self.on_status, self._opener, self._clock = on_status, opener, clock
         self._port: Any = None
         self._queue: deque[Job] = deque()
@@ -186,10 +201,10 @@ class ReceiptPrinter:
         """Queue a slip and wake the worker; returns at once, without any I/O.
 
         Raises ValueError only for a QR payload too long to print
-        (see :func:`qr_bytes`).
+        (see :func:`qr_bytes`), or in the image mode without segno installed.
         """
         data = slip_bytes(text, qr, self.columns, qr_module_size=self.qr_module_size,
-                          cjk=self.cjk)
+                          cjk=self.cjk, qr_mode=self._qr_mode())
         with self._queue_lock:
             job = Job(next(self._numbers), data, text, qr)
             self._queue.append(job)
@@ -325,6 +340,12 @@ class ReceiptPrinter:
                                             name="receipt-printer", daemon=True)
             self._thread.start()
 
+    def _qr_mode(self) -> str:
+        if self.qr_mode != "auto":
+            return self.qr_mode
+        usb = link_kind(self.url) == "file"
+        return "image" if usb and qr_image_available() else "native"
+
     def _due(self) -> bool:
         last = self._last_try
         return last is None or self._clock() - last >= self.retry_interval
@@ -379,7 +400,7 @@ class ReceiptPrinter:
             self._port.reset_input_buffer()
             self._write(STATUS_QUERY)
             reply = self._port.read(1)
-        except serial.SerialTimeoutException:
+        except TIMEOUTS:
             return self._fail(_OFFLINE, "status query timed out")
         except IO_ERRORS as exc:
             return self._fail(_UNPLUGGED, f"status query failed: {exc}")
@@ -402,7 +423,7 @@ class ReceiptPrinter:
     def _send(self, job: Job) -> bool:
         try:
             self._write(job.payload())
-        except serial.SerialTimeoutException:
+        except TIMEOUTS:
             job.reprint = True
             return self._fail(_OFFLINE, f"slip {job.number}: write timed out")
         except IO_ERRORS as exc:

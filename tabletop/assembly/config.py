@@ -32,7 +32,9 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     # source "off": no camera; the table plays by taps.
     "camera": {"source": "auto", "fps": 10},
     "controls": {"kind": "auto", "hold_time": 1.5, "pins": {}},
-    "printer": {"url": "", "baudrate": 9600, "columns": 32, "cjk": ""},
+    # ``qr``: the printer's own QR command, the code drawn as an image, or "auto" (the image
+    # on a USB printer, the command on a serial one).
+    "printer": {"url": "", "baudrate": 9600, "columns": 32, "cjk": "", "qr": "auto"},
     "panel": {"url": "", "baudrate": 115200},
     # The app fills the display it opens on unless ``windowed`` (a laptop): then a window of
     # ``size``. ``rotation`` turns the picture (a portrait panel used landscape).
@@ -141,6 +143,7 @@ def _parse(path: Path) -> dict[str, Any]:
 CHOICES = {("screen", "language"): ("en", "zh-TW", "de"),
            # The printer's Chinese font, by its encoding ("": none, names print as ??).
            ("printer", "cjk"): ("", "gb18030", "gbk", "gb2312", "big5"),
+           ("printer", "qr"): ("auto", "native", "image"),
            # "auto": an on-screen keyboard unless a real one is plugged in.
            ("screen", "keyboard"): ("auto", "on-screen", "system"),
            # Degrees clockwise; the Touch Display 2 (720x1280 portrait) is used landscape at 90.

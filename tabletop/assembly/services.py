@@ -131,7 +131,8 @@ class TableServices:
                 from hardware.printer import ReceiptPrinter
 
                 self._receipt = ReceiptPrinter(settings["url"], settings["baudrate"],
-                                               settings["columns"], cjk=settings["cjk"] or None)
+                                               settings["columns"], cjk=settings["cjk"] or None,
+                                               qr=settings["qr"])
         return self._receipt
 
     # --- the USB stick ---------------------------------------------------------------------
