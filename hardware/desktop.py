@@ -1,9 +1,12 @@
-"""Finding the desktop the touchscreen app shows on, from a service started at boot.
+"""Finding the desktop the touchscreen app shows on, from the desktop user's systemd service.
 
-A systemd service has no ``DISPLAY`` or ``WAYLAND_DISPLAY``: the desktop of the
-user logged in on the screen is found by its sockets instead, the Wayland
-compositor's in ``/run/user/UID`` (Raspberry Pi OS bookworm's labwc or
-wayfire) and the X server's (or XWayland's) in ``/tmp/.X11-unix``.
+The app runs as the desktop user, in its systemd user service; the session's launcher
+(hardware/pi/tabletop-session) hands the service the session's own ``DISPLAY`` and
+``WAYLAND_DISPLAY``, and those win. Without them (the service started by hand, or before the
+session handed them over) the session is found by its sockets: the Wayland compositor's in
+``/run/user/<this process's uid>`` (Raspberry Pi OS bookworm's labwc or wayfire) and the X
+server's (or XWayland's) in ``/tmp/.X11-unix``. Kivy's SDL2 draws through X (XWayland on a
+Wayland desktop), so a ``DISPLAY`` is what the app needs.
 
 >>> find_screen({"DISPLAY": ":1"})
 {}
@@ -28,17 +31,20 @@ def _socket(path: Path) -> bool:
         return False
 
 
-def find_screen(environ: Mapping[str, str], uid: int | None = None,
-                runtime_root: str | None = None, x11_root: str | None = None) -> dict[str, str]:
-    """The variables that reach the desktop (none when ``environ`` already names one)."""
-    if environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY"):
+def find_screen(environ: Mapping[str, str], runtime_root: str | None = None,
+                x11_root: str | None = None) -> dict[str, str]:
+    """The variables that reach the desktop, besides those ``environ`` has (none when it
+    names a ``DISPLAY``)."""
+    if environ.get("DISPLAY"):
         return {}
     found: dict[str, str] = {}
-    runtime = Path(environ.get("XDG_RUNTIME_DIR") or Path(runtime_root or RUNTIME_ROOT) /
-                   str(os.getuid() if uid is None else uid))
-    waylands = sorted(p for p in runtime.glob("wayland-*") if _socket(p))
-    if waylands:
-        found.update(XDG_RUNTIME_DIR=str(runtime), WAYLAND_DISPLAY=waylands[0].name)
+    if not environ.get("WAYLAND_DISPLAY"):
+        # This process's own runtime folder: it runs as the user logged in on the screen.
+        runtime = Path(environ.get("XDG_RUNTIME_DIR") or
+                       Path(runtime_root or RUNTIME_ROOT) / str(os.getuid()))
+        waylands = sorted(p for p in runtime.glob("wayland-*") if _socket(p))
+        if waylands:
+            found.update(XDG_RUNTIME_DIR=str(runtime), WAYLAND_DISPLAY=waylands[0].name)
     xs = sorted((p for p in Path(x11_root or X11_ROOT).glob("X*")
                  if _socket(p) and p.name[1:].isdigit()),
                 key=lambda p: int(p.name[1:]))
@@ -58,7 +64,7 @@ def wait_for_screen(environ: Mapping[str, str], seconds: float,
     after ``seconds``."""
     deadline = time.monotonic() + seconds
     while True:
-        if environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY"):
+        if environ.get("DISPLAY"):
             return {}
         found = find(environ)
         if found:

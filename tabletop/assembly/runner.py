@@ -298,9 +298,9 @@ def main(config: Config, players: list[str] | None, new: bool, headless: bool = 
     """``tabletop run``: the touchscreen app where there is a display and Kivy, else headless
     (printing lines as they come: a log or a terminal reads them live).
 
-    ``screen`` (the Pi's service, started before anyone's desktop): find the
-    desktop logged in on the screen, waiting up to ``wait`` seconds for it;
-    without one (or without Kivy) exit 1, and systemd tries again.
+    ``screen`` (the Pi's user service, started by the desktop's autostart): the
+    session's ``DISPLAY``, else its sockets, waiting up to ``wait`` seconds for
+    them; without one (or without Kivy) exit 1, and systemd tries again.
     """
     if screen and not headless:
         import sys
@@ -310,7 +310,8 @@ def main(config: Config, players: list[str] | None, new: bool, headless: bool = 
         found = wait_for_screen(os.environ, wait)
         if found is None:
             print(f"tabletop: no desktop came up on the screen in {wait:g} s (no Wayland or X "
-                  f"socket of this user): log in on the touchscreen, or run with --headless",
+                  f"socket of this user): log in on the touchscreen as the user the app was "
+                  f"installed for, or run with --headless",
                   file=sys.stderr)
             return 1
         os.environ.update(found)

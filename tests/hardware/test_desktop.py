@@ -1,8 +1,10 @@
-"""Finding the desktop from a boot service: by real Unix sockets where a compositor or an
-X server would have them; `tabletop run --screen` waits for one, and says so when none comes."""
+"""Finding the desktop from the desktop user's service: the session's own variables first,
+else real Unix sockets where a compositor or an X server would have them, in this user's own
+runtime folder; `tabletop run --screen` waits for one, and says so when none comes."""
 
 from __future__ import annotations
 
+import os
 import socket
 
 import pytest
@@ -27,26 +29,29 @@ def sockets(tmp_path):
         sock.close()
 
 
-def test_a_wayland_desktop_is_found_by_its_socket_not_its_lock_file(tmp_path, sockets):
-    runtime = tmp_path / "run" / "1000"
+def test_a_wayland_desktop_is_found_by_its_socket_in_this_users_runtime_folder(tmp_path, sockets):
+    runtime = tmp_path / "run" / str(os.getuid())           # the app runs as the desktop user
     runtime.mkdir(parents=True)
     (runtime / "wayland-0.lock").touch()                    # labwc's lock: not a socket
-    assert find_screen({}, uid=1000, runtime_root=str(tmp_path / "run"),
-                       x11_root=str(tmp_path / "x")) == {}
+    sockets(tmp_path / "run" / str(os.getuid() + 1) / "wayland-1")   # another user's session
+    assert find_screen({}, runtime_root=str(tmp_path / "run"), x11_root=str(tmp_path / "x")) == {}
     sockets(runtime / "wayland-0")
-    assert find_screen({}, uid=1000, runtime_root=str(tmp_path / "run"),
-                       x11_root=str(tmp_path / "x")) == {
+    assert find_screen({}, runtime_root=str(tmp_path / "run"), x11_root=str(tmp_path / "x")) == {
         "XDG_RUNTIME_DIR": str(runtime), "WAYLAND_DISPLAY": "wayland-0"}
 
 
-def test_the_lowest_x_display_is_found_and_one_already_named_is_kept(tmp_path, sockets):
+def test_the_sessions_own_display_wins_and_the_lowest_x_display_is_found(tmp_path, sockets):
     for name in ("X10", "X1"):
         sockets(tmp_path / "x" / name)
     (tmp_path / "x" / "X0-lock").touch()
-    found = find_screen({}, uid=1000, runtime_root=str(tmp_path / "run"),
-                        x11_root=str(tmp_path / "x"))
+    found = find_screen({}, runtime_root=str(tmp_path / "run"), x11_root=str(tmp_path / "x"))
     assert found["DISPLAY"] == ":1"
-    assert find_screen({"WAYLAND_DISPLAY": "wayland-1"}, x11_root=str(tmp_path / "x")) == {}
+    # The variables tabletop-session imported from the session are kept as they are.
+    assert find_screen({"DISPLAY": ":0", "WAYLAND_DISPLAY": "wayland-1"},
+                       x11_root=str(tmp_path / "x")) == {}
+    # Wayland alone is not enough: Kivy's SDL2 draws through XWayland, which needs DISPLAY.
+    assert find_screen({"WAYLAND_DISPLAY": "wayland-1"}, x11_root=str(tmp_path / "x")) == {
+        "DISPLAY": ":1"}
 
 
 def test_waiting_for_the_desktop_to_come_up_and_giving_up(tmp_path, sockets):
@@ -59,8 +64,7 @@ def test_waiting_for_the_desktop_to_come_up_and_giving_up(tmp_path, sockets):
             sockets(x11 / "X0")                             # the desktop comes up
 
     def find(environ):
-        return find_screen(environ, uid=1000, runtime_root=str(tmp_path / "run"),
-                           x11_root=str(x11))
+        return find_screen(environ, runtime_root=str(tmp_path / "run"), x11_root=str(x11))
 
     assert wait_for_screen({}, 30, find=find, sleep=sleep)["DISPLAY"] == ":0"
     assert len(slept) == 2
