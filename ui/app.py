@@ -31,7 +31,7 @@ from tabletop.table.seating import Seating
 from tabletop.table.narrate import entries
 from tabletop.table.prompts import Prompt
 from ui import theme, window
-from ui.ask import Asked
+from ui.ask import Asked, notice
 from ui.i18n import LANGUAGES, say
 from ui.calibscreen import CalibrationScreen
 from ui.history import HistoryScreen
@@ -44,6 +44,13 @@ from ui.tablescreen import TableScreen
 
 KEYS = {"c": "confirm", "enter": "confirm", "n": "next", "spacebar": "next",
         "u": "undo", "backspace": "undo"}
+
+
+#: The exit code that asks systemd for a new process (EX_TEMPFAIL): a device lost for good in
+#: this one, the CSI camera, is reached again by a fresh process.
+RESTART = 75
+#: Seconds the restart's notice stays on the screen before the app ends.
+RESTART_NOTICE = 5.0
 
 
 class TableApp(App):
@@ -69,6 +76,8 @@ class TableApp(App):
         super().__init__(**kwargs)
         #: Dims the panel between games and wakes it at a touch (None: a light left alone).
         self.idle = idle
+        #: What the process ends with: :data:`RESTART` once a device cannot heal in it.
+        self.exit_code = 0
         #: Speaks each confirmed action in the screen's language (``[sound] speak``), or None.
         self.announce = announce
         self._announced = -1          # the history length last announced
@@ -195,6 +204,8 @@ class TableApp(App):
         """One beat of the table (a camera frame, the buttons pressed since, the light and
         the buzzer), and the screen brought up to date."""
         self._light()
+        if self.exit_code or self._camera_gone():
+            return
         if self.root.current == "calibration":
             self.calibration.tick()     # the camera is the calibration's while it is shown
             return
@@ -203,6 +214,20 @@ class TableApp(App):
             self.driver = None
         beat = self.loop.tick(step=not stepped, on_button=self._button)
         self.update(beat.prompt)
+
+    def _camera_gone(self) -> bool:
+        """A camera this process can no longer reach (a CSI camera's cable pulled): say so,
+        then end the app for systemd to start it again. Every confirmed action is already in
+        the journal, and the new process resumes the game."""
+        reason = self.camera.hopeless if self.camera is not None else None
+        if reason is None:
+            return False
+        self.exit_code = RESTART
+        said = Message("{camera}. The game is saved, and goes on where it was once the app "
+                       "is back.", camera=reason)
+        notice("tabletop", say(said, self.language))
+        Clock.schedule_once(lambda *_: self.stop(), RESTART_NOTICE)
+        return True
 
     def _light(self) -> None:
         """The panel may dim between games (the setup, the results, a game over), never in

@@ -55,3 +55,17 @@ def ask(title: str, question: str, yes: str, no: str, on_yes: Callable[[], Any])
         if button in ("confirm", "undo") else None
     popup.open()
     return popup
+
+
+def notice(title: str, words: str) -> Popup:
+    """Say something the table need not answer (the app is about to restart): no buttons,
+    and no tap takes it away."""
+    app = App.get_running_app()
+    font = app.font_name if app else "Roboto"
+    label = Label(text=words, font_name=font, font_size="20sp", halign="center",
+                  valign="middle")
+    label.bind(size=lambda widget, size: setattr(widget, "text_size", (size[0] - 16, None)))
+    popup = Popup(title=title, title_font=font, content=label, size_hint=(0.9, 0.7),
+                  auto_dismiss=False)
+    popup.open()
+    return popup

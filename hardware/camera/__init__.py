@@ -9,7 +9,9 @@ backend gives the same :class:`Camera`: ``read()`` returns the latest
 device fault. Faults, stalls, black and frozen frames are reported in
 :attr:`Camera.status`, and a lost or stalled device is reopened on later
 reads, at most once per ``retry_interval`` seconds. Live cameras (``usb:``,
-``picamera2``) are read by a thread, see :class:`Live`.
+``picamera2``) are read by a thread, see :class:`Live`. A device that only a new
+process can reach again (the CSI camera, whose :class:`Recovery` says so) ends
+up :attr:`Camera.hopeless`: the sentence to show before the app restarts.
 
 >>> import tempfile, numpy as np, cv2
 >>> with tempfile.TemporaryDirectory() as folder:
@@ -36,6 +38,7 @@ from hardware.camera.base import (
     Clock,
     EndOfStream,
     Frame,
+    Recovery,
     as_bgr,
 )
 from hardware.camera.live import Live, PiCamera, UsbCamera
@@ -101,6 +104,7 @@ __all__ = [
     "Live",
     "PiCamera",
     "Recording",
+    "Recovery",
     "UsbCamera",
     "as_bgr",
     "default_source",

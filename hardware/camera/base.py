@@ -13,7 +13,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Self
+from typing import Any, ClassVar, Self
 
 import cv2
 import numpy as np
@@ -49,6 +49,21 @@ class EndOfStream(Exception):
     """A recording has no more frames; the message says so ("end of file")."""
 
 
+@dataclass(frozen=True)
+class Recovery:
+    """How a backend's lost device comes back: by reopening it, or only in a new process.
+
+    ``max_reopens``: reopenings that may fail in a row (after a loss, with no frame
+    between) before the camera gives up; ``None`` retries forever, for devices that
+    come back by themselves (a USB camera plugged in again, a file copied in).
+    ``stuck_gives_up``: a release that never returns leaves the device taken for the
+    rest of the process (a CSI camera's pipeline handler), so give up at once.
+    """
+
+    max_reopens: int | None = None
+    stuck_gives_up: bool = False
+
+
 class Camera:
     """The interface every source shares; backends override the ``_`` hooks.
 
@@ -62,19 +77,33 @@ class Camera:
     an ``OSError`` through): the status says so and the device is retried.
     Any other exception is taken for a bug: the same fault status and retries,
     and its traceback is logged (``logging``, this module's logger) once.
+
+    A device that gave frames in this process and is then lost is given up on
+    as its backend's :attr:`recovery` says: after ``max_reopens`` failed
+    reopenings in a row (the option overrides the backend's number; ``None``
+    never gives up) or at once when releasing it hangs. Then :attr:`hopeless`
+    says why, the status is that FAULT, and the camera no longer reopens. A
+    device never reached is retried forever, whatever its faults: a new
+    process would fare no better (no camera fitted, another program holds it),
+    and a restart at every boot would never end.
     """
 
     frozen_default: int | None = 10
+    recovery: ClassVar[Recovery] = Recovery()
 
     def __init__(self, source: str, *, clock: Clock = time.monotonic,
                  retry_interval: float = 2.0, black_threshold: float = 8.0,
-                 frozen_frames: int | None = -1) -> None:
+                 frozen_frames: int | None = -1, max_reopens: int | None = -1) -> None:
         self.source = source
         self.clock = clock
         self.retry_interval = retry_interval
         self.black_threshold = black_threshold
         self.frozen_frames = self.frozen_default if frozen_frames == -1 else frozen_frames
+        self.max_reopens = self.recovery.max_reopens if max_reopens == -1 else max_reopens
         self._status = Status(WAITING, f"camera {source} not opened")
+        self._hopeless: Message | None = None
+        self._reached = False  # a frame came in this process: a loss may need a new one
+        self._faults = 0  # faults since the last frame: the loss, then failed reopenings
         self._opened = self._connected = self._ended = False
         self._next_try = -math.inf
         self._count = 0
@@ -89,6 +118,18 @@ class Camera:
     def status(self) -> Status:
         """What the camera says about itself, for the screen."""
         return self._status
+
+    @property
+    def hopeless(self) -> Message | None:
+        """Why this process cannot reach the camera again (a new one may), else ``None``.
+
+        Once set it stays set; the status is a FAULT with the same sentence.
+        """
+        if self._hopeless is None and self._reached and self.recovery.stuck_gives_up \
+                and self._stuck():
+            self._give_up(Message("camera {source} hangs while closing: the app restarts "
+                                  "to reach it again", source=self.source))
+        return self._hopeless
 
     @property
     def ended(self) -> bool:
@@ -106,6 +147,8 @@ class Camera:
         """The latest frame, or ``None`` when nothing new is available (never raises)."""
         if not self._opened:
             self.open()
+        if self.hopeless is not None:
+            return None
         if self._ended or (not self._connected and not self._reconnect()):
             return None
         self._notes = []
@@ -129,7 +172,9 @@ class Camera:
             self._disconnect_quietly()
         self._opened = self._ended = False
         self._count, self._previous, self._small, self._motion = 0, None, None, None
-        self._status = Status(WAITING, f"camera {self.source} closed")
+        self._faults = 0
+        if self._hopeless is None:  # a camera given up on keeps saying why
+            self._status = Status(WAITING, f"camera {self.source} closed")
 
     def __enter__(self) -> Self:
         self.open()
@@ -148,6 +193,10 @@ class Camera:
     def _disconnect(self) -> None:
         """Release the device."""
 
+    def _stuck(self) -> bool:
+        """True when a release of the device has hung (it stays taken)."""
+        return False
+
     def _small_gray(self, image: np.ndarray) -> np.ndarray:
         """A small grey picture for :meth:`motion`."""
         gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
@@ -157,7 +206,7 @@ class Camera:
 
     def _reconnect(self) -> bool:
         now = self.clock()
-        if now < self._next_try:
+        if now < self._next_try or self._hopeless is not None:
             return False
         try:
             self._connect()
@@ -179,6 +228,20 @@ class Camera:
         if self._connected:
             self._disconnect_quietly()
         self._next_try = self.clock() + self.retry_interval
+        if self._reached:  # a device never reached is retried forever
+            self._faults += 1
+        if self.max_reopens is not None and self._faults > self.max_reopens:
+            self._give_up(Message("camera {source} {reason} each time it is reopened: the app "
+                                  "restarts to reach it again", source=self.source,
+                                  reason=reason), f"{self._faults - 1} reopenings failed")
+
+    def _give_up(self, why: Message, detail: str = "release overdue") -> None:
+        self._hopeless = why
+        self._status = Status(FAULT, why)
+        self._next_try = math.inf
+        log.warning("%s (%s)", why, detail)
+        if self._connected:
+            self._disconnect_quietly()
 
     def _log_bug(self, exc: Exception) -> None:
         """Log an unexpected exception with its traceback, once per distinct fault.
@@ -203,6 +266,7 @@ class Camera:
         small = self._small_gray(image)
         frame = Frame(image, float(timestamp), self._count)
         self._count += 1
+        self._reached, self._faults = True, 0
         if self._small is not None and self._small.shape == small.shape:
             self._motion = float(np.mean(cv2.absdiff(small, self._small)))
         self._small = small

@@ -11,7 +11,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from hardware.camera.base import Camera, CameraError, _target
+from hardware.camera.base import Camera, CameraError, Clock, Recovery, _target
 from hardware.status import WAITING, Status
 from tabletop.messages import Message
 
@@ -30,6 +30,12 @@ class Live(Camera):
     seconds without a frame, FAULT ("gives no frames") after ``stall_timeout``
     and then reopened; ``stall_timeout=None`` turns the check off. Subclasses
     implement the device hooks, which only the grab thread calls.
+
+    A device is released off the caller's thread (by the grab thread as it
+    exits, or by a thread of its own), so no driver that hangs in ``stop()``
+    can hang ``read()`` or ``close()``; one still releasing ``release_timeout``
+    seconds (of ``clock``) after it began is stuck, which the backend's
+    :attr:`~Camera.recovery` may take as hopeless.
     """
 
     #: Seconds ``close()`` waits for the thread to stop; a thread still stuck
@@ -37,10 +43,12 @@ class Live(Camera):
     join_timeout = 0.25
 
     def __init__(self, source: str, *, stall_timeout: float | None = 3.0,
-                 **common: Any) -> None:
+                 release_timeout: float = 2.0, **common: Any) -> None:
         super().__init__(source, **common)
         self.stall_timeout = stall_timeout
+        self.release_timeout = release_timeout
         self._grabber: _Grabber | None = None
+        self._releases: list[_Release] = []  # releases begun and not yet seen finished
 
     def _open_device(self) -> Any:
         """Open and start the device, or raise :class:`CameraError` (in ``read()``)."""
@@ -65,6 +73,18 @@ class Live(Camera):
 
     def _connect(self) -> None:
         self._grabber = _Grabber(self, self._open_device())
+        self._releases.append(self._grabber.release)
+
+    def _let_go(self, device: Any) -> None:
+        """Release ``device`` in a thread of its own (one that failed to start)."""
+        release = _Release(self.clock, self.release_timeout)
+        self._releases.append(release)
+        threading.Thread(target=release.run, args=(lambda: self._release(device),),
+                         name=f"camera {self.source} release", daemon=True).start()
+
+    def _stuck(self) -> bool:
+        self._releases = [r for r in self._releases if not r.done.is_set()]
+        return any(release.stuck() for release in self._releases)
 
     def _fetch(self) -> tuple[Any, float] | None:
         latest, error, arrival = self._grabber.take()
@@ -86,6 +106,32 @@ class Live(Camera):
             grabber.stop(self.join_timeout)
 
 
+class _Release:
+    """One letting go of a device, run by whichever thread holds it.
+
+    Nobody waits for it: :meth:`stuck` tells, from ``clock``, whether it has
+    taken longer than ``timeout`` seconds (a driver hung in ``stop()``).
+    """
+
+    def __init__(self, clock: Clock, timeout: float) -> None:
+        self.clock, self.timeout = clock, timeout
+        self.began: float | None = None
+        self.done = threading.Event()
+
+    def run(self, release: Callable[[], None]) -> None:
+        self.began = self.clock()
+        try:
+            with contextlib.suppress(Exception):  # the device may already be gone
+                release()
+        finally:
+            self.done.set()
+
+    def stuck(self) -> bool:
+        began = self.began
+        return began is not None and not self.done.is_set() and \
+            self.clock() - began >= self.timeout
+
+
 class _Grabber:
     """The daemon thread behind one opening of a :class:`Live` camera.
 
@@ -99,6 +145,7 @@ class _Grabber:
     def __init__(self, camera: Live, device: Any) -> None:
         self.camera, self.device = camera, device
         self.stopping = threading.Event()
+        self.release = _Release(camera.clock, camera.release_timeout)
         self._lock = threading.Lock()
         self._wanted = False
         self._latest: tuple[Any, float] | None = None
@@ -128,8 +175,7 @@ class _Grabber:
                 self._step()
         except Exception as exc:  # noqa: BLE001 - reported by take(), in read()
             error = exc
-        with contextlib.suppress(Exception):  # the device may already be gone
-            self.camera._release(self.device)
+        self.release.run(lambda: self.camera._release(self.device))
         with self._lock:  # only now, so a reported fault means the device is released
             self._error = error
 
@@ -156,7 +202,18 @@ class PiCamera(Live):
     ``capture_request()``: its ``main`` image and its ``lores`` motion image
     come from the same frame, and the request is always released. The call
     blocks in the grab thread, so a hung camera shows up as "gives no frames".
+
+    The CSI camera is not hot-pluggable: once its cable was pulled, picamera2
+    can hang in ``stop()`` and libcamera refuses a new ``Picamera2()`` while the
+    old one is not closed ("Pipeline handler in use by another process", then
+    "Camera __init__ sequence did not complete"); only a new process reaches it
+    again. So after a loss it is reopened ``max_reopens`` times (5: about 10 s
+    at the default ``retry_interval`` of 2 s, plus ``stall_timeout`` for each
+    opening that gives no frame; enough for a hiccup that does heal), and given
+    up on at once when a release hangs: see :attr:`Camera.hopeless`.
     """
+
+    recovery = Recovery(max_reopens=5, stuck_gives_up=True)
 
     def __init__(self, source: str = "picamera2", *, size: tuple[int, int] = (1280, 960),
                  lores_size: tuple[int, int] = (320, 240), warmup_frames: int = 15,
@@ -172,14 +229,17 @@ class PiCamera(Live):
         except ImportError:
             raise CameraError(Message("is unavailable: picamera2 is not installed "
                                       "(it needs a Raspberry Pi with libcamera)")) from None
-        device = module.Picamera2()
+        try:
+            device = module.Picamera2()
+        except RuntimeError as exc:  # the camera is taken or gone: a fault, not a bug
+            raise CameraError(Message("failed ({error})", error=str(exc))) from exc
         try:
             device.configure(device.create_video_configuration(
                 main={"size": self.size, "format": "RGB888"},
                 lores={"size": self.lores_size, "format": "YUV420"}))
             device.start()
         except Exception:
-            self._release(device)
+            self._let_go(device)
             raise
         return device
 
@@ -236,6 +296,8 @@ class UsbCamera(Live):
     ``cv2.VideoCapture``, for tests; any other target string, such as a
     video file, is passed through as it is).
     """
+
+    recovery = Recovery()  # hot-pluggable: retried until it is plugged in again
 
     def __init__(self, source: str = "usb:0", *, size: tuple[int, int] | None = None,
                  capture_factory: Callable[[int | str], Any] = cv2.VideoCapture,

@@ -40,6 +40,9 @@ from tabletop.table.seating import Seating
 
 JOURNAL_FILE = "journal.db"
 RECORDED = ("dir:", "file:", "sim")
+#: The exit code that asks systemd for a new process (EX_TEMPFAIL; ui.app.TableApp's too): the
+#: camera lost for good in this one.
+RESTART = 75
 #: ``[camera] source`` for a table without a camera (tiles tapped in on the touchscreen).
 OFF = "off"
 
@@ -206,6 +209,10 @@ class Runner:
             with self.camera:
                 while True:
                     tick = self.loop.tick(wait=0.02)
+                    if self.camera.hopeless is not None:
+                        self.out(f"tabletop: {self.camera.hopeless}: ending for a new start "
+                                 f"(exit {RESTART}); every confirmed action is in the journal")
+                        return RESTART
                     if self.camera.ended and not ended:
                         ended = True
                         self.out(f"camera: {self.camera.status.message}; buttons only from now")
@@ -230,15 +237,19 @@ class Runner:
         backlight = self._backlight()
         try:
             with self.camera if self.camera is not None else contextlib.nullcontext():
-                TableApp(loop=self.loop, language=language, fps=fps,
-                         new_game=self.new_game, services=self.services,
-                         camera=self.camera, camera_off=self.camera_off(),
-                         calibrated=self.loop.eyes is not None,
-                         announce=self.announce, idle=self._dimmer(backlight)).run()
+                app = TableApp(loop=self.loop, language=language, fps=fps,
+                               new_game=self.new_game, services=self.services,
+                               camera=self.camera, camera_off=self.camera_off(),
+                               calibrated=self.loop.eyes is not None,
+                               announce=self.announce, idle=self._dimmer(backlight))
+                app.run()
         finally:
             backlight.close()       # lit again for whatever comes after the app
             self.close()
-        return 0
+        if app.exit_code:
+            self.out(f"tabletop: {self.camera.hopeless}: ending for a new start "
+                     f"(exit {app.exit_code}); every confirmed action is in the journal")
+        return app.exit_code
 
     def _backlight(self) -> Any:
         """The panel's light (``[backlight] kind``); a fault is said and the light left alone."""

@@ -20,6 +20,14 @@ A request refuses ``make_array`` after ``release()`` and a second ``release()``.
 Every call is recorded in ``Picamera2.calls``, every request in
 ``Picamera2.requests`` and every instance in the module-level ``instances``.
 
+Faults of a CSI camera whose cable was pulled, as picamera2 shows them:
+``Picamera2.exclusive = True`` refuses a new instance while another one is not
+closed, and ``Picamera2.refuse = True`` refuses every new one, both with
+picamera2's ``RuntimeError(REFUSED)`` (libcamera logs "Pipeline handler in use
+by another process"); the module-level ``refused`` counts the refusals.
+``Picamera2.stop_gate = threading.Event()`` makes ``stop()`` block until that
+event is set; an instance's ``in_stop`` event tells it has been entered.
+
 Inject it with ``monkeypatch.setitem(sys.modules, "picamera2", fake)``:
 
 >>> camera = Picamera2()
@@ -35,12 +43,16 @@ Inject it with ``monkeypatch.setitem(sys.modules, "picamera2", fake)``:
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any
 
 import numpy as np
 
 instances: list[Picamera2] = []
+refused: list[str] = []  # the error of each Picamera2() that was refused
+
+REFUSED = "Camera __init__ sequence did not complete."
 
 SQUARE = 8  # side of the red square in the main stream
 RED_BGR = (0, 0, 255)
@@ -79,8 +91,16 @@ class Picamera2:
 
     still = False  # every request shows frame 0
     frame_interval = 0.002  # seconds capture_request() waits for a frame
+    exclusive = False  # refuse a new instance while another is not closed
+    refuse = False  # refuse every new instance
+    stop_gate: threading.Event | None = None  # stop() blocks until it is set
 
     def __init__(self) -> None:
+        held = self.exclusive and any(not other.closed for other in instances)
+        if self.refuse or held:
+            refused.append(REFUSED)
+            raise RuntimeError(REFUSED)
+        self.in_stop = threading.Event()
         self.calls: list[tuple[str, Any]] = []
         self.requests: list[CompletedRequest] = []
         self.config: dict | None = None
@@ -120,6 +140,9 @@ class Picamera2:
 
     def stop(self) -> None:
         self.calls.append(("stop", None))
+        self.in_stop.set()
+        if self.stop_gate is not None:
+            self.stop_gate.wait()
         self.started = False
 
     def close(self) -> None:
