@@ -24,7 +24,7 @@ from typing import Callable, Sequence
 from hardware.status import FAULT, READY, Status
 from tabletop.messages import Message
 
-#: What powers the Pi off; the service user may run it (hardware/pi/tabletop.sudoers).
+#: What powers the Pi off; the desktop user the app runs as may run it (hardware/pi/tabletop.sudoers).
 POWER_OFF = ("sudo", "-n", "/usr/bin/systemctl", "poweroff")
 
 

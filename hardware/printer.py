@@ -408,7 +408,8 @@ class ReceiptPrinter:
             self._unanswered += 1
             if not self._answered and self._unanswered >= self.status_tries:
                 log.warning("printer %s: %d status queries unanswered; printing without "
-                            "the paper check (TX-only wiring?)", self.url, self._unanswered)
+                            "the paper check (TX-only wiring, or a one-way USB printer?)", self.url,
+                            self._unanswered)
                 self._no_status_line = True
                 self._condition = _UNCHECKED
                 return True

@@ -18,6 +18,7 @@ from typing import Any
 from kivy.app import App
 from kivy.clock import Clock
 from kivy.core.window import Window
+from kivy.logger import Logger
 from kivy.properties import StringProperty
 from kivy.uix.modalview import ModalView
 from kivy.uix.screenmanager import NoTransition, ScreenManager
@@ -144,6 +145,8 @@ class TableApp(App):
             manager.current = "setup"
             self.setup.refresh()
         Window.clearcolor = theme.BACKGROUND
+        Logger.info("tabletop: window %dx%d, %s, through SDL's %s video driver", *Window.system_size,
+                    "full screen" if Window.fullscreen else "windowed", window.video_driver())
         Window.bind(on_key_down=self._key, on_touch_down=self._touch_down)
         Clock.schedule_interval(self.tick, 1.0 / self.fps)
         if self.desk is not None:

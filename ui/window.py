@@ -75,9 +75,8 @@ def graphics(windowed: bool, size: tuple[int, int], rotation: int) -> dict[str, 
             "position": "custom", "left": "0", "top": "0", "allow_screensaver": "0"}
 
 
-def display_size() -> tuple[int, int] | None:
-    """The display's own resolution, asked of SDL (Kivy's) before Kivy makes its window;
-    None where SDL cannot be asked."""
+def _sdl() -> Any:
+    """SDL as Kivy loads it (the wheel's own copy, else the system's), or None."""
     import ctypes
     import ctypes.util
     import glob
@@ -89,16 +88,26 @@ def display_size() -> tuple[int, int] | None:
                                             "libSDL2-2*.so*"))) if spec and spec.origin else []
     name = bundled[0] if bundled else ctypes.util.find_library("SDL2-2.0") or \
         ctypes.util.find_library("SDL2")
-    if name is None:
+    try:
+        return ctypes.CDLL(name) if name else None
+    except OSError:
         return None
+
+
+def display_size() -> tuple[int, int] | None:
+    """The display's own resolution, asked of SDL (Kivy's) before Kivy makes its window;
+    None where SDL cannot be asked."""
+    import ctypes
 
     class Mode(ctypes.Structure):
         _fields_ = [("format", ctypes.c_uint32), ("w", ctypes.c_int), ("h", ctypes.c_int),
                     ("refresh_rate", ctypes.c_int), ("driverdata", ctypes.c_void_p)]
 
     video = 0x20        # SDL_INIT_VIDEO
+    sdl = _sdl()
+    if sdl is None:
+        return None
     try:
-        sdl = ctypes.CDLL(name)
         if sdl.SDL_InitSubSystem(video) != 0:
             return None
         mode = Mode()
@@ -109,6 +118,20 @@ def display_size() -> tuple[int, int] | None:
     except (OSError, AttributeError):
         return None
     return (mode.w, mode.h) if found and mode.w > 0 and mode.h > 0 else None
+
+
+def video_driver() -> str | None:
+    """The video driver SDL draws the open window through ("x11" under XWayland), for the
+    log a Pi's first installer reads; None where SDL cannot say."""
+    import ctypes
+
+    sdl = _sdl()
+    try:
+        sdl.SDL_GetCurrentVideoDriver.restype = ctypes.c_char_p
+        name = sdl.SDL_GetCurrentVideoDriver()
+    except AttributeError:
+        return None
+    return name.decode("ascii", "replace") if name else None
 
 
 def configure(windowed: bool = False, size: tuple[int, int] = (1280, 720),

@@ -51,6 +51,7 @@ APT_PACKAGES=(
   python3-lgpio
   fonts-noto-cjk
   alsa-utils espeak-ng
+  xclip   # Kivy's clipboard on X (XWayland): without it Kivy logs a CRITICAL line at start
 )
 # The camera's command-line tools (rpicam-hello, for the acceptance checks): renamed from
 # libcamera-apps-lite on bookworm; whichever apt knows.
@@ -297,7 +298,9 @@ device_rules() {  # the udev rule, and one per device named by its serial number
     put "$WORK/98-tabletop-local.rules" "$ETC/udev/rules.d/98-tabletop-local.rules" 0644
   fi
   run udevadm control --reload-rules
-  run udevadm trigger
+  # Only the devices the rules name: a live table's other devices are left alone.
+  run udevadm trigger --subsystem-match=tty --subsystem-match=usbmisc --subsystem-match=gpio \
+    --subsystem-match=bcm2835-gpiomem --subsystem-match=backlight
 }
 
 local_rule() {  # local_rule SERIAL NAME: a stable /dev/NAME for the device with that serial
@@ -432,6 +435,5 @@ Done. Installed for $DESKTOP_USER:
   devices and power-off: $ETC/udev/rules.d/99-tabletop.rules, $ETC/sudoers.d/tabletop
   the games and the calibration ($DESKTOP_USER's, 0700): $HOME_DIR/.local/share/tabletop
 Reboot: the new groups take effect at login, and the table then opens by itself.
-Logs, as $DESKTOP_USER: journalctl --user -u tabletop -f
-  (where the journal is kept in memory only: journalctl --user-unit tabletop -f)
+Logs, as $DESKTOP_USER: journalctl --user-unit tabletop -f
 EOF

@@ -333,7 +333,16 @@ def main(config: Config, players: list[str] | None, new: bool, headless: bool = 
     app = not headless and _display()
     runner = Runner(config, players, new, out=lambda line: print(line, flush=True),
                     on_screen=app)
-    return runner.run_app() if app else runner.run()
+    code = runner.run_app() if app else runner.run()
+    if code == RESTART:
+        # The journal is closed. A camera stuck in its driver may hang the interpreter's own
+        # exit (its libraries' handlers wait for it), and systemd would never start a new one.
+        import sys
+
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(RESTART)
+    return code
 
 
 def prepare_window(config: Config) -> None:

@@ -373,7 +373,7 @@ def test_the_app_is_a_user_service_started_by_the_desktops_autostart(installed):
     assert "apt-get install -y " in "\n".join(installed.calls_first)
     assert any(call.startswith("apt-get install") and call.endswith(" rpicam-apps-lite")
                for call in installed.calls_first)
-    assert "journalctl --user -u tabletop -f" in first.stdout
+    assert "journalctl --user-unit tabletop -f" in first.stdout
 
 
 def test_with_no_desktop_running_raspi_config_blanks_nothing_in_the_home_as_root(installed):

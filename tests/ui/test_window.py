@@ -54,6 +54,7 @@ def measure(app):
               "density": Metrics.density, "screensaver": Window.allow_screensaver,
               "providers": sorted(type(p).__name__ for p in EventLoop.input_providers),
               "inputs": dict(Config.items("input")),
+              "driver": __import__("ui.window", fromlist=["video_driver"]).video_driver(),
               "config": {key: Config.get("graphics", key) for key in
                          ("fullscreen", "borderless", "rotation", "width", "height")},
               "screens": {}}
@@ -323,3 +324,4 @@ def test_one_touch_is_one_tap_and_the_panel_does_not_blank(table_config, tmp_pat
     assert report["inputs"] == {"mouse": "mouse,disable_multitouch"}
     assert report["providers"] == ["MouseMotionEventProvider", "SDL2MotionEventProvider"]
     assert report["screensaver"] is False
+    assert report["driver"] == "x11"          # what the log names, as XWayland would show
