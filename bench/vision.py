@@ -1,7 +1,17 @@
 """Vision benchmark: tile recognition accuracy, ``watch`` accuracy and per-frame latency.
 
     python3 bench/vision.py [--frames 2100] [--seed 0] [--sequences 2] [--placements 8]
-                            [--quick] [--json FILE]
+                            [--world tuning|held-out|both] [--quick] [--json FILE]
+
+Two worlds (``calibration/synthetic/worlds.py``), measured alike and reported
+side by side: *tuning*, the renderer's world every threshold was set on, and
+*held-out*, a far wider one drawn from its own random stream that nothing was
+tuned on (board prints and label fonts, tile materials such as ivory plastic
+and card with the cell's own label, glossy, thick or printed tiles, colour
+casts, under- and over-exposure, camera heights, tilts and lenses, shake,
+skin and sleeves). ``--world`` picks one or both (the default); each world
+renders its own tables (the held-out ones cycle through every material) and
+plays its own games. Only the tuning world's figures may guide tuning.
 
 Everything is rendered (``calibration.synthetic.render``), so the truth is known:
 
@@ -28,7 +38,9 @@ Everything is rendered (``calibration.synthetic.render``), so the truth is known
   frames a second. A placement is committed correctly when its tile is
   committed once after the hand left the board and before the next placement
   begins; any other commit is wrong. The delay is measured from the frame
-  the hand left the board (``clear_from``).
+  the hand left the board (``clear_from``). A tile the camera proposes as a
+  question (a doubted tile) is counted apart, as *asked*, and so are the
+  warnings that a cell cannot be told (*cannot tell*).
 
 Run it by hand on a quiet machine; the README keeps the figures. ``--quick``
 is a smoke run (a few hundred frames, one short game per layout).
@@ -52,11 +64,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
+from calibration.calfile import CalibrationError  # noqa: E402
 from calibration.calibrate import calibrate  # noqa: E402
 from calibration.recognize import Recognizer, sightings  # noqa: E402
 from calibration.synthetic.render import TILE_STYLES, make_table, render, render_empty  # noqa: E402
 from calibration.synthetic.scenes import Nuisances  # noqa: E402
 from calibration.synthetic.sequences import random_steps, render_sequence, warning_kind  # noqa: E402
+from calibration.synthetic.worlds import MATERIALS, PRINT_FAMILIES, WORLDS  # noqa: E402
 from tabletop.geometry.sightings import BoardSeen, ChangesSeen, Sighting, TileSeen  # noqa: E402
 
 #: (name, rule set, options) of every table's board; hex tables alternate their parity.
@@ -88,20 +102,45 @@ class Board:
                 f"{self.table.tile_style}/{self.table.palette}")
 
 
-def boards(seed: int, per_layout: int) -> list[Board]:
-    """The tables, each calibrated from a render of its empty board (1 s each: the first draw)."""
-    made = []
+def world_table(world: str, rules: str, seed: int, options: dict, index: int) -> Any:
+    """The ``index``-th table of a world: tuning tables cycle the tile styles, held-out ones the materials."""
+    if world == "tuning":
+        return make_table(rules, seed=seed, options=options,
+                          tile_style=TILE_STYLES[index % len(TILE_STYLES)])
+    return make_table(rules, seed=seed, options=options, world="held-out",
+                      tile_style=MATERIALS[index % len(MATERIALS)])
+
+
+def calibrated(table: Any, rules: str, options: dict, seed: int) -> Any | None:
+    """The table calibrated from a render of its empty board, or None (said on stderr) if refused."""
+    empty = render_empty(table, np.random.default_rng(seed))
+    try:
+        return calibrate(empty.image, empty.truth.corners, rules, options)
+    except CalibrationError as error:
+        print(f"  calibration refused on {table.rules} {table.tile_style}/{table.palette}: {error}",
+              file=sys.stderr, flush=True)
+        return None
+
+
+def boards(seed: int, per_layout: int, world: str = "tuning") -> tuple[list[Board], list[str]]:
+    """The tables, each calibrated from a render of its empty board (1 s each: the first draw).
+
+    Returns them and the names of the tables whose calibration was refused.
+    """
+    made, refused = [], []
     for number, (name, rules, parities) in enumerate(LAYOUTS):
         for k in range(per_layout):
             options = parities[k % len(parities)]
-            style = TILE_STYLES[(number + k) % len(TILE_STYLES)]
-            table = make_table(rules, seed=seed * 1000 + 10 * number + k, options=options,
-                               tile_style=style)
-            empty = render_empty(table, np.random.default_rng(seed + k))
-            made.append(Board(name, table,
-                              calibrate(empty.image, empty.truth.corners, rules, options),
-                              seed * 1000 + 10 * number + k))
-    return made
+            table_seed = seed * 1000 + 10 * number + k
+            index = number + k if world == "tuning" else per_layout * number + k
+            table = world_table(world, rules, table_seed, options, index)
+            calibration = calibrated(table, rules, options, seed + k)
+            board = Board(name, table, calibration, table_seed)
+            if calibration is None:
+                refused.append(board.name)
+            else:
+                made.append(board)
+    return made, refused
 
 
 def timed_read(recognizer: Recognizer, image: np.ndarray,
@@ -143,6 +182,8 @@ class StreamTimer:
 def recognition(boards_: list[Board], frames: int, seed: int) -> list[dict]:
     """Render and read ``frames`` frames over the tables and conditions; one record each."""
     threads = cv2.getNumThreads()
+    if not boards_:
+        return []
     per_board = max(len(CONDITIONS), frames // len(boards_))
     records = []
     for board in boards_:
@@ -161,7 +202,8 @@ def recognition(boards_: list[Board], frames: int, seed: int) -> list[dict]:
             seen, ms, wall_ms = timed_read(recognizer, frame.image, threads)
             truth = frame.truth
             record = {"layout": board.layout, "condition": condition,
-                      "style": board.table.tile_style, "cells": size, "truth_clear": truth.clear,
+                      "style": board.table.tile_style, "print": board.table.palette,
+                      "cells": size, "truth_clear": truth.clear,
                       "read_clear": seen.clear, "ms": ms, "wall_ms": wall_ms, "cold": cold}
             if truth.clear:
                 false = sorted(seen.occupied - truth.occupied)
@@ -187,16 +229,25 @@ def score(sequence, seen: list[Sighting]) -> dict:
     placements = [event for event in sequence.events if event.kind == "place"]
     lines = [line for line in seen if not isinstance(line, BoardSeen)]
     commits = [line for line in lines if isinstance(line, TileSeen)]
+    # A tile proposed as a question (``TileDoubted``): one CONFIRM away, counted apart.
+    doubts = [line for line in lines if not isinstance(line, (TileSeen, ChangesSeen))
+              and hasattr(line, "tile")]
     warnings = [line for line in lines if isinstance(line, ChangesSeen)]
     used: set[int] = set()
-    delays, missed = [], []
+    asked_used: set[int] = set()
+    delays, missed, asked_delays = [], [], []
     for number, event in enumerate(placements):
         until = placements[number + 1].start if number + 1 < len(placements) else len(sequence)
         hits = [k for k, line in enumerate(commits) if k not in used
                 and line.tile == event.labels[0] and event.clear_from <= line.frame < until]
+        asks = [k for k, line in enumerate(doubts) if k not in asked_used
+                and line.tile == event.labels[0] and event.clear_from <= line.frame < until]
         if hits:
             used.add(hits[0])
             delays.append((commits[hits[0]].frame - event.clear_from) / fps)
+        elif asks:
+            asked_used.add(asks[0])
+            asked_delays.append((doubts[asks[0]].frame - event.clear_from) / fps)
         else:
             missed.append(event.labels[0])
     matched: set[int] = set()
@@ -213,6 +264,9 @@ def score(sequence, seen: list[Sighting]) -> dict:
             matched.add(here[0])
     return {"frames": len(sequence), "placed": len(placements), "correct": len(delays),
             "missed": len(missed), "wrong": len(commits) - len(used), "delays": delays,
+            "asked": len(asked_delays), "asked_delays": asked_delays,
+            "asked_wrong": len(doubts) - len(asked_used),
+            "cannot_tell": sum(1 for line in warnings if not line.new and not line.gone),
             "warnings_expected": expected, "warnings_given": warned,
             "warnings_other": len(warnings) - len(matched),
             "decided_with_hand": sum(1 for line in lines
@@ -221,16 +275,20 @@ def score(sequence, seen: list[Sighting]) -> dict:
             "missed_tiles": missed}
 
 
-def games(seed: int, count: int, placements: int) -> list[dict]:
+def games(seed: int, count: int, placements: int, world: str = "tuning") -> list[dict]:
     """``count`` random games per layout through ``watch``'s Watcher; one score each."""
     results = []
     for number, (name, rules, parities) in enumerate(LAYOUTS):
         for k in range(count):
             options = parities[k % len(parities)]
-            table = make_table(rules, seed=seed * 1000 + 500 + 10 * number + k, options=options,
-                               tile_style=TILE_STYLES[(number + 2 * k) % len(TILE_STYLES)])
-            empty = render_empty(table, np.random.default_rng(k))
-            calibration = calibrate(empty.image, empty.truth.corners, rules, options)
+            index = number + 2 * k if world == "tuning" else 2 * number + 5 * k
+            table = world_table(world, rules, seed * 1000 + 500 + 10 * number + k, options, index)
+            calibration = calibrated(table, rules, options, k)
+            if calibration is None:
+                results.append({"layout": name, "options": options, "refused": True,
+                                "style": table.tile_style, "print": table.palette})
+                continue
+            # The game's own stream: the world's tables differ, the scripts may coincide.
             rng = np.random.default_rng(seed * 1000 + 10 * number + k)
             steps = random_steps(table, rng, placements=placements)
             sequence = render_sequence(table, steps, rng)
@@ -238,12 +296,15 @@ def games(seed: int, count: int, placements: int) -> list[dict]:
             frames = StreamTimer((i, i / sequence.fps, image) for i, image in enumerate(sequence))
             result = score(sequence, list(sightings(frames, calibration)))
             result.update(layout=name, options=options, seconds=time.perf_counter() - started,
-                          cpu_ms=frames.cpu_ms, wall_ms=frames.wall_ms)
+                          cpu_ms=frames.cpu_ms, wall_ms=frames.wall_ms,
+                          style=table.tile_style, print=table.palette)
             results.append(result)
             kinds = [type(step).__name__ for step in steps]
-            print(f"  game {name} {options or ''} ({len(sequence)} frames; {' '.join(kinds)}): "
+            print(f"  game {world} {name} {options or ''} {table.tile_style}/{table.palette} "
+                  f"({len(sequence)} frames; {' '.join(kinds)}): "
                   f"{result['correct']}/{result['placed']} "
-                  f"committed, {result['wrong']} wrong, {result['missed']} missed, "
+                  f"committed, {result['asked']} asked, {result['wrong']} wrong, "
+                  f"{result['missed']} missed, "
                   f"{result['warnings_given']}/{result['warnings_expected']} warnings",
                   file=sys.stderr, flush=True)
     return results
@@ -324,13 +385,40 @@ def print_latency(latency: dict) -> None:
                   f"{cpu[1]:.1f}, wall {wall[0]:.1f} / {wall[1]:.1f}")
 
 
-def report(records: list[dict], results: list[dict], elapsed: float, args) -> dict:
+def watch_figures(results: list[dict]) -> dict:
+    """``watch``'s figures over some games (refused calibrations count as games not played)."""
+    played = [r for r in results if not r.get("refused")]
+    placed = sum(r["placed"] for r in played)
+    delays = [d for r in played for d in r["delays"]]
+    asked = [d for r in played for d in r.get("asked_delays", ())]
+    late = sum(1 for d in delays + asked if d > GOALS["delay"])
+    p50, p95 = _percentiles(delays)
+    return {"games": len(played), "refused": len(results) - len(played),
+            "frames": sum(r["frames"] for r in played),
+            "placed": placed, "correct": sum(r["correct"] for r in played),
+            "asked": len(asked), "asked_wrong": sum(r.get("asked_wrong", 0) for r in played),
+            "missed": sum(r["missed"] for r in played), "wrong": sum(r["wrong"] for r in played),
+            "late": late, "max_delay": max(delays) if delays else float("nan"),
+            "p50_delay": p50, "p95_delay": p95,
+            "cannot_tell": sum(r.get("cannot_tell", 0) for r in played),
+            "warnings_expected": sum(r["warnings_expected"] for r in played),
+            "warnings_given": sum(r["warnings_given"] for r in played),
+            "warnings_other": sum(r["warnings_other"] for r in played),
+            "decided_with_hand": sum(r["decided_with_hand"] for r in played),
+            "cpu_p50": _percentiles([m for r in played for m in r.get("cpu_ms", ())])[0]}
+
+
+def report(records: list[dict], results: list[dict], elapsed: float, args, world: str = "tuning",
+           refused: Iterable[str] = ()) -> dict:
     overall = cell_figures(records)
     latency = latency_figures(records, results)
-    print(f"\nmachine: {cpu_name()} {platform.machine()}, "
+    print(f"\n=== world: {world} ===")
+    print(f"machine: {cpu_name()} {platform.machine()}, "
           f"Python {platform.python_version()}, OpenCV {cv2.__version__}, NumPy {np.__version__}")
     print(f"frames {overall['frames']} (1280x960), seed {args.seed}, {elapsed:.0f} s in all\n")
-    print(f"{'condition':18s} {'frames':>6s} {'clear':>6s} {'cell error':>10s} {'false':>6s} "
+    for name in refused:
+        print(f"calibration refused: {name} (its frames are not read)")
+    print(f"{'condition':22s} {'frames':>6s} {'clear':>6s} {'cell error':>10s} {'false':>6s} "
           f"{'missed':>6s} {'uncertain':>9s} {'exact':>7s} {'hand read clear':>15s}")
     by_condition = defaultdict(list)
     for record in records:
@@ -338,15 +426,20 @@ def report(records: list[dict], results: list[dict], elapsed: float, args) -> di
     rows = [(name, by_condition[name]) for name, _ in CONDITIONS]
     rows += [(f"layout {name}", [r for r in records if r["layout"] == name])
              for name, _, _ in LAYOUTS]
-    rows += [(f"style {style}", [r for r in records if r["style"] == style])
-             for style in TILE_STYLES]
+    styles = TILE_STYLES if world == "tuning" else MATERIALS
+    rows += [(f"style {style}", [r for r in records if r["style"] == style]) for style in styles]
+    if world != "tuning":
+        rows += [(f"print {family}", [r for r in records if r["print"] == family])
+                 for family in PRINT_FAMILIES]
     rows += [("all frames", records)]
     figures = {}
     for name, group in rows:
+        if not group:
+            continue
         f = cell_figures(group)
         figures[name] = f
         hands = f"{f['hand_read_clear']}/{f['hand_frames']}" if f["hand_frames"] else "-"
-        print(f"{name:18s} {f['frames']:6d} {f['clear_frames']:6d} {percent(f['cell_error'], 3):>10s} "
+        print(f"{name:22s} {f['frames']:6d} {f['clear_frames']:6d} {percent(f['cell_error'], 3):>10s} "
               f"{f['false']:6d} {f['missed']:6d} {percent(f['uncertain']):>9s} "
               f"{percent(f['exact'], 1):>7s} {hands:>15s}")
     worst = sorted((r for r in records if r.get("false_cells") or r.get("missed_cells")),
@@ -357,73 +450,121 @@ def report(records: list[dict], results: list[dict], elapsed: float, args) -> di
             print(f"  {r['table']}, frame {r['frame']}, {r['condition']}: tile on empty "
                   f"{r['false_cells'][:8]}, tile missed {r['missed_cells'][:8]}")
     print_latency(latency)
-    summary: dict[str, Any] = {"recognition": figures, "latency": latency}
+    summary: dict[str, Any] = {"recognition": figures, "latency": latency,
+                               "calibration_refused": list(refused)}
     if results:
-        placed = sum(r["placed"] for r in results)
-        correct = sum(r["correct"] for r in results)
-        delays = [d for r in results for d in r["delays"]]
-        late = sum(1 for d in delays if d > GOALS["delay"])
-        watch_figures = {
-            "games": len(results), "frames": sum(r["frames"] for r in results),
-            "placed": placed, "correct": correct, "missed": sum(r["missed"] for r in results),
-            "wrong": sum(r["wrong"] for r in results), "late": late,
-            "max_delay": max(delays) if delays else float("nan"),
-            "p50_delay": float(np.percentile(delays, 50)) if delays else float("nan"),
-            "warnings_expected": sum(r["warnings_expected"] for r in results),
-            "warnings_given": sum(r["warnings_given"] for r in results),
-            "warnings_other": sum(r["warnings_other"] for r in results),
-            "decided_with_hand": sum(r["decided_with_hand"] for r in results)}
-        w = watch_figures
-        print(f"\nwatch: {w['games']} games, {w['frames']} frames at 10 fps")
-        print(f"  placements committed correctly {w['correct']}/{w['placed']} "
-              f"({percent(correct / placed if placed else float('nan'), 1)}), wrong commits "
-              f"{w['wrong']}, missed {w['missed']}")
-        print(f"  delay after the hand left: median {w['p50_delay']:.2f} s, max "
-              f"{w['max_delay']:.2f} s, later than 1 s: {late}")
+        w = summary["watch"] = watch_figures(results)
+        print(f"\nwatch: {w['games']} games, {w['frames']} frames at 10 fps"
+              + (f" ({w['refused']} not played: calibration refused)" if w["refused"] else ""))
+        print(f"  placements committed correctly {w['correct']}/{w['placed']}, asked (a doubted "
+              f"tile proposed) {w['asked']}, wrong commits {w['wrong']}, wrong asks "
+              f"{w['asked_wrong']}, missed {w['missed']}")
+        print(f"  delay after the hand left: median {w['p50_delay']:.2f} s, p95 "
+              f"{w['p95_delay']:.2f} s, max {w['max_delay']:.2f} s, later than 1 s: {w['late']}")
         print(f"  anomaly warnings {w['warnings_given']}/{w['warnings_expected']}, other "
-              f"warnings {w['warnings_other']}, decisions with a hand over the board "
-              f"{w['decided_with_hand']}")
+              f"warnings {w['warnings_other']} (cannot tell a cell: {w['cannot_tell']}), "
+              f"decisions with a hand over the board {w['decided_with_hand']}")
         for r in results:
-            if r["wrong_lines"] or r["missed_tiles"]:
-                print(f"  {r['layout']} {r['options'] or ''}: wrong {r['wrong_lines']}, "
-                      f"missed {r['missed_tiles']}")
-        summary["watch"] = watch_figures
+            if not r.get("refused") and (r["wrong_lines"] or r["missed_tiles"]):
+                print(f"  {r['layout']} {r['options'] or ''} {r['style']}/{r['print']}: wrong "
+                      f"{r['wrong_lines']}, missed {r['missed_tiles']}")
+    watch = summary.get("watch")
     print("\ngoals: per-cell error <= 0.05% "
           f"({'met' if overall['cell_error'] <= GOALS['cell_error'] else 'NOT met'}), "
           f"p50 <= 8 ms ({'met' if latency['p50_ms'] <= GOALS['p50_ms'] else 'NOT met'}, "
           f"{latency['judged_on']})"
-          + ("" if not results else
-             f", zero wrong commits ({'met' if summary['watch']['wrong'] == 0 else 'NOT met'}), "
+          + ("" if not watch else
+             f", zero wrong commits ({'met' if watch['wrong'] == 0 else 'NOT met'}), "
              f"every placement within 1 s "
-             f"({'met' if summary['watch']['late'] == 0 and summary['watch']['missed'] == 0 else 'NOT met'})"))
+             f"({'met' if watch['late'] == 0 and watch['missed'] == 0 else 'NOT met'})"))
     return summary
+
+
+def side_by_side(worlds: dict[str, tuple[list[dict], list[dict]]]) -> dict:
+    """The same measures per layout and world, one row each; printed and returned."""
+    rows: dict[str, dict] = {}
+    for world, (records, results) in worlds.items():
+        for layout in [name for name, _, _ in LAYOUTS] + ["all"]:
+            mine = [r for r in records if layout in ("all", r["layout"])]
+            games_ = [r for r in results if layout in ("all", r["layout"])]
+            cells, watch = cell_figures(mine), watch_figures(games_)
+            rows[f"{world} {layout}"] = {
+                "world": world, "layout": layout, "cell_error": cells["cell_error"],
+                "uncertain": cells["uncertain"], "exact": cells["exact"],
+                "committed": watch["correct"], "asked": watch["asked"], "placed": watch["placed"],
+                "wrong": watch["wrong"], "cannot_tell": watch["cannot_tell"],
+                "p50_delay": watch["p50_delay"], "p95_delay": watch["p95_delay"],
+                "cpu_p50": watch["cpu_p50"], "refused": watch["refused"]}
+    print("\nside by side (recognition on clear boards; watch's games; CPU ms per frame of the stream):")
+    print(f"{'world / layout':20s} {'cell error':>10s} {'uncertain':>9s} {'exact':>7s} "
+          f"{'committed':>11s} {'asked':>5s} {'wrong':>5s} {'cannot tell':>11s} "
+          f"{'delay p50/p95 s':>15s} {'CPU p50':>7s}")
+    for name, row in rows.items():
+        delay = ("-" if math.isnan(row["p50_delay"])
+                 else f"{row['p50_delay']:.1f}/{row['p95_delay']:.1f}")
+        cpu = "-" if math.isnan(row["cpu_p50"]) else f"{row['cpu_p50']:.1f}"
+        print(f"{name:20s} {percent(row['cell_error'], 3):>10s} {percent(row['uncertain']):>9s} "
+              f"{percent(row['exact'], 1):>7s} {str(row['committed']) + '/' + str(row['placed']):>11s} "
+              f"{row['asked']:5d} {row['wrong']:5d} {row['cannot_tell']:11d} {delay:>15s} {cpu:>7s}")
+    return rows
+
+
+def run_world(world: str, args) -> tuple[dict, list[dict], list[dict]]:
+    """Calibrate, read and play one world; its summary, frame records and game results."""
+    started = time.perf_counter()
+    print(f"[{world}] calibrating {len(LAYOUTS) * TABLES_PER_LAYOUT} tables ...", file=sys.stderr,
+          flush=True)
+    tables, refused = boards(args.seed, TABLES_PER_LAYOUT, world)
+    print(f"[{world}] reading {args.frames} frames ...", file=sys.stderr, flush=True)
+    records = recognition(tables, args.frames, args.seed)
+    del tables
+    results = []
+    if args.sequences > 0:
+        print(f"[{world}] playing {args.sequences} game(s) per layout ...", file=sys.stderr,
+              flush=True)
+        results = games(args.seed, args.sequences, args.placements, world)
+    summary = report(records, results, time.perf_counter() - started, args, world, refused)
+    return summary, records, results
+
+
+def _plain(value: Any) -> Any:
+    """``value`` with NaN as null, so that the file is JSON every reader takes."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--frames", type=int, default=2100)
+    parser.add_argument("--frames", type=int, default=2100, help="frames per world")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--sequences", type=int, default=2, help="random games per layout")
     parser.add_argument("--placements", type=int, default=8, help="placements per game")
+    parser.add_argument("--world", choices=WORLDS + ("both",), default="both",
+                        help="the tuning world, the held-out one, or both side by side")
     parser.add_argument("--quick", action="store_true",
                         help="a smoke run: 240 frames, one game of 3 placements per layout")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     args = parser.parse_args(argv)
     if args.quick:
         args.frames, args.sequences, args.placements = 240, min(args.sequences, 1), 3
-    started = time.perf_counter()
-    print(f"calibrating {len(LAYOUTS) * TABLES_PER_LAYOUT} tables ...", file=sys.stderr, flush=True)
-    tables = boards(args.seed, TABLES_PER_LAYOUT)
-    print(f"reading {args.frames} frames ...", file=sys.stderr, flush=True)
-    records = recognition(tables, args.frames, args.seed)
-    del tables
-    results = []
-    if args.sequences > 0:
-        print(f"playing {args.sequences} game(s) per layout ...", file=sys.stderr, flush=True)
-        results = games(args.seed, args.sequences, args.placements)
-    summary = report(records, results, time.perf_counter() - started, args)
+    worlds = WORLDS if args.world == "both" else (args.world,)
+    summaries, data = {}, {}
+    for world in worlds:
+        summary, records, results = run_world(world, args)
+        summaries[world], data[world] = summary, (records, results)
+    rows = side_by_side(data)
     if args.json:
-        Path(args.json).write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+        out = {"machine": {"cpu": cpu_name(), "arch": platform.machine(),
+                           "python": platform.python_version(), "opencv": cv2.__version__,
+                           "numpy": np.__version__},
+               "args": {k: v for k, v in vars(args).items() if k != "json"},
+               "worlds": summaries, "side_by_side": rows}
+        Path(args.json).write_text(json.dumps(_plain(out), indent=1) + "\n", encoding="utf-8")
     return 0
 
 

@@ -78,14 +78,50 @@ def bump_matrix(bump: tuple[float, float, float], layout: Layout) -> np.ndarray:
 # --- drawing ------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
+class BoardPrint:
+    """How a board is printed: its colours and its typography (sizes in board units).
+
+    The defaults are the tuning world's print; the held-out world
+    (``worlds.py``) draws every field.
+    """
+
+    palette: Palette
+    line_weight: float = 0.03     # the lines between cells
+    border_weight: float = 0.05   # the frame line round the board
+    label_height: float = 0.2     # the printed cell labels' capitals
+    label_width: float = 0.62     # at most this wide
+    label_weight: float = 0.1     # stroke, as a share of the height
+    font: int = cv2.FONT_HERSHEY_SIMPLEX
+    cell_tint: float = 1.0        # cells printed lighter or darker than the board round them
+
+
+@dataclass(frozen=True)
 class TileLook:
-    """How a tile style looks on a given board (BGR colours, gloss 0-255)."""
+    """How a tile style looks on a given board (BGR colours, gloss 0-255; sizes in board units).
+
+    The fields after ``gloss`` default to the tuning world's tiles; the
+    held-out world's materials (``worlds.py``) draw them.
+    """
 
     body: tuple[float, float, float]
     text: tuple[float, float, float]
     bevel: float        # brightness of the lit edge over the body (the shaded edge gets -1.5x)
     shadow: float       # darkness of the drop shadow, 0-1
     gloss: int
+    font: int = cv2.FONT_HERSHEY_SIMPLEX
+    text_height: float = 0.3
+    text_width: float = 0.7
+    text_weight: float = 0.14   # stroke as a share of the height: bold labels are 0.2 and more
+    thickness: float = 0.045    # how far the drop shadow falls: a thick tile's is longer
+    shadow_blur: float = 0.025
+    edge: float = 0.03          # the bevel's width
+    grain: float = 2.0          # surface texture (card fibre, moulding marks), grey levels
+    sheen: float | None = None  # a broad soft sheen; None: 10 on glossy tiles (gloss > 200)
+    specular: float = 0.0       # a sharp highlight on the lit edge (polished plastic)
+    side: float = 0.0           # the visible side face of a thick tile
+    half: float = 0.42          # a square tile's half side
+    corner: float = 0.07        # its corner radius
+    hex_scale: float = 0.86     # a hex tile's size against its cell
 
 
 def tile_look(style: str, palette: Palette) -> TileLook:
@@ -113,7 +149,9 @@ class BoardCanvas:
         self.table = table
         self.layout = table.layout
         self.geometry = self.layout.geometry
-        self.palette = PALETTES[table.palette]
+        look = getattr(table, "look", None)
+        self.print = look.print if look is not None else BoardPrint(PALETTES[table.palette])
+        self.palette = self.print.palette
         self.lock = threading.Lock()
         self._frame_geometry()
         self._draw_empty()
@@ -225,7 +263,7 @@ class BoardCanvas:
             self._draw_marker(marker)
 
     def _draw_board(self, rng: np.random.Generator) -> np.ndarray:
-        palette, ppu, layout = self.palette, self.ppu, self.layout
+        palette, ppu, layout, printed = self.palette, self.ppu, self.layout, self.print
         h, w = self.shape
         # Printed card: the flat colour with a faint mottle (ink and cardboard are never even).
         mottle = cv2.resize(rng.standard_normal((max(2, h // 48), max(2, w // 48))).astype(np.float32),
@@ -236,11 +274,17 @@ class BoardCanvas:
         board = np.asarray(palette.board, np.float32)[None, None, :] * tone[:, :, None]
         board = np.clip(board, 0, 255).astype(np.uint8)
         line = palette.line
-        thin = max(1, int(round(0.03 * ppu)))
+        thin = max(1, int(round(printed.line_weight * ppu)))
         rect = self.board_rect()
         inset = rect + np.array([[1, 1], [-1, 1], [-1, -1], [1, -1]]) * min(0.25, self.table.board_margin / 3)
-        cv2.polylines(board, [self._poly(inset)], True, line, max(1, int(0.05 * ppu)), cv2.LINE_AA, 4)
+        cv2.polylines(board, [self._poly(inset)], True, line, max(1, int(printed.border_weight * ppu)),
+                      cv2.LINE_AA, 4)
         polys = layout.polygons()
+        if printed.cell_tint != 1.0:
+            # Cells printed as their own squares or hexes, a shade off the board round them.
+            tint = tuple(float(v) for v in np.clip(np.asarray(palette.board, float)
+                                                   * printed.cell_tint, 0, 255))
+            cv2.fillPoly(board, [self._poly(p) for p in polys], tint, cv2.LINE_AA, 4)
         if self.layout.kind == "hex" and hasattr(self.geometry, "quadrant"):
             # ACQUISITIONS' quadrants are printed in slightly different shades.
             shades = {1: 1.0, 2: 0.93, 3: 0.93, 4: 1.0}
@@ -254,8 +298,9 @@ class BoardCanvas:
             cv2.polylines(board, [self._poly(outline)], True, line, 2 * thin, cv2.LINE_AA, 4)
         labels = self._tile_labels()
         for cell in range(layout.size):
-            _text(board, labels[cell], self.to_canvas(layout.centres[cell]), 0.2 * ppu,
-                  0.62 * ppu, palette.label)
+            _text(board, labels[cell], self.to_canvas(layout.centres[cell]),
+                  printed.label_height * ppu, printed.label_width * ppu, palette.label,
+                  printed.label_weight, printed.font)
         return board
 
     def _tile_labels(self) -> list[str]:
@@ -320,7 +365,7 @@ class BoardCanvas:
         """The canvas (and gloss) with a tile of style ``key[0]`` on every cell, face up if ``key[1]``."""
         if key not in self._tiles:
             style, face_up = key
-            look = tile_look(style, self.palette)
+            look = self._look(style)
             canvas, gloss = self.empty.copy(), self.gloss.copy()
             labels = self._tile_labels()
             for cell in range(self.layout.size):
@@ -334,6 +379,16 @@ class BoardCanvas:
                 gloss[y0:y1, x0:x1][mask] = g[mask]
             self._tiles[key] = (canvas, gloss)
         return self._tiles[key]
+
+    def _look(self, style: str) -> TileLook:
+        """The table's own drawn material for its style, else the named style's usual look."""
+        own = getattr(self.table, "look", None)
+        if own is not None and style == self.table.tile_style:
+            return own.material
+        if style in TILE_STYLES:
+            return tile_look(style, self.palette)
+        from calibration.synthetic.worlds import material_look  # worlds builds on this module
+        return material_look(style, self.print)
 
     def compose(self, occupied: Mapping[int, str | None]) -> tuple[np.ndarray, np.ndarray]:
         """The working canvas and gloss with exactly ``occupied``'s tiles (call under the lock)."""
@@ -352,7 +407,7 @@ class BoardCanvas:
     def _key(self, value: str | None) -> tuple[str, bool]:
         if value == FACE_DOWN:
             return (self.table.tile_style, False)
-        if value in TILE_STYLES:
+        if value in TILE_STYLES or value in _materials():
             return (value, True)
         return (self.table.tile_style, True)
 
@@ -434,10 +489,15 @@ def _mix(under: np.ndarray, over: np.ndarray, alpha: np.ndarray) -> np.ndarray:
     return cv2.blendLinear(over, under, alpha, (1.0 - alpha).astype(np.float32))
 
 
+def _materials() -> tuple[str, ...]:
+    from calibration.synthetic.worlds import MATERIALS  # worlds builds on this module
+    return MATERIALS
+
+
 def _text(image: np.ndarray, label: str, centre: np.ndarray, height: float, max_width: float,
-          colour: tuple[float, ...], weight: float = 0.1) -> None:
+          colour: tuple[float, ...], weight: float = 0.1,
+          font: int = cv2.FONT_HERSHEY_SIMPLEX) -> None:
     """``label`` centred on ``centre``, capitals ``height`` px high, at most ``max_width`` wide."""
-    font = cv2.FONT_HERSHEY_SIMPLEX
     scale = height / 22.0
     thickness = max(1, int(round(height * weight)))
     (tw, th), _ = cv2.getTextSize(label, font, scale, thickness)
@@ -448,10 +508,10 @@ def _text(image: np.ndarray, label: str, centre: np.ndarray, height: float, max_
     cv2.putText(image, label, origin, font, scale, colour, thickness, cv2.LINE_AA)
 
 
-def _tile_outline(layout: Layout, centre: np.ndarray, ppu: float) -> np.ndarray:
+def _tile_outline(layout: Layout, centre: np.ndarray, ppu: float, half: float = 0.42,
+                  r: float = 0.07, hex_scale: float = 0.86) -> np.ndarray:
     """A tile's outline in ROI pixels: a rounded square or a hexagon a little smaller than the cell."""
     if layout.kind == "square":
-        half, r = 0.42, 0.07
         corners = [(half - r, half - r, 0), (-(half - r), half - r, 90),
                    (-(half - r), -(half - r), 180), (half - r, -(half - r), 270)]
         pts = []
@@ -460,7 +520,7 @@ def _tile_outline(layout: Layout, centre: np.ndarray, ppu: float) -> np.ndarray:
                 pts.append((cx + r * math.cos(t), cy + r * math.sin(t)))
         shape = np.array(pts)
     else:
-        shape = layout._shape * 0.86
+        shape = layout._shape * hex_scale
     return centre + shape * ppu
 
 
@@ -468,34 +528,52 @@ def _draw_tile(roi: np.ndarray, gloss: np.ndarray, centre: np.ndarray, layout: L
                look: TileLook, label: str | None, ppu: float, cell: int) -> None:
     """One tile drawn into a cell's ROI: drop shadow, body, lit and shaded bevel, printed label."""
     h, w = roi.shape[:2]
-    outline = _tile_outline(layout, centre, ppu)
+    outline = _tile_outline(layout, centre, ppu, look.half, look.corner, look.hex_scale)
     poly = np.rint(outline * 16).astype(np.int32)
     # Light from the top left: the shadow falls down and right, like the hands' shadows.
     shadow = np.zeros((h, w), np.uint8)
-    cv2.fillPoly(shadow, [np.rint((outline + np.array([0.6, 0.8]) * 0.045 * ppu) * 16).astype(np.int32)],
-                 255, cv2.LINE_AA, 4)
-    shadow = cv2.GaussianBlur(shadow, (0, 0), max(0.025 * ppu, 0.6)).astype(np.float32) / 255
+    cv2.fillPoly(shadow, [np.rint((outline + np.array([0.6, 0.8]) * look.thickness * ppu) * 16)
+                          .astype(np.int32)], 255, cv2.LINE_AA, 4)
+    shadow = cv2.GaussianBlur(shadow, (0, 0), max(look.shadow_blur * ppu, 0.6)).astype(np.float32) / 255
     base = roi.astype(np.float32) * (1 - look.shadow * shadow)[:, :, None]
+    if look.side > 0:
+        base = _side_face(base, outline, look, ppu)
     mask = np.zeros((h, w), np.uint8)
     cv2.fillPoly(mask, [poly], 255, cv2.LINE_AA, 4)
     m = mask.astype(np.float32) / 255
     # Bevel: the outline's slope, lit where it faces the lamp, shaded on the far side.
-    soft = cv2.GaussianBlur(m, (0, 0), max(0.03 * ppu, 0.7))
+    soft = cv2.GaussianBlur(m, (0, 0), max(look.edge * ppu, 0.7))
     gx = cv2.Sobel(soft, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(soft, cv2.CV_32F, 0, 1, ksize=3)
     slope = -(gx * -0.6 + gy * -0.8)
     slope /= max(float(np.abs(slope).max()), 1e-6)
     lit = np.where(slope > 0, slope * look.bevel, slope * look.bevel * 1.5)
+    if look.specular > 0:
+        # Polished plastic: the lamp's sharp reflection along the edge that faces it.
+        lit = lit + np.clip(slope, 0, 1) ** 3 * look.specular
     rng = np.random.default_rng(cell)
-    texture = cv2.GaussianBlur(rng.standard_normal((h, w)).astype(np.float32), (0, 0), 1.0) * 2.0
+    texture = cv2.GaussianBlur(rng.standard_normal((h, w)).astype(np.float32), (0, 0), 1.0) * look.grain
     body = np.asarray(look.body, np.float32)[None, None, :] + (lit + texture)[:, :, None]
-    if look.gloss > 200:
+    sheen = look.sheen if look.sheen is not None else (10 if look.gloss > 200 else 0)
+    if sheen:
         # Glossy plastic shows a broad soft sheen even without a glare spot.
         ys = np.linspace(-1, 1, h, dtype=np.float32)[:, None]
         xs = np.linspace(-1, 1, w, dtype=np.float32)[None, :]
-        body += (np.clip(1 - ((xs + ys + 0.6) / 0.5) ** 2, 0, 1) * 10)[:, :, None]
+        body += (np.clip(1 - ((xs + ys + 0.6) / 0.5) ** 2, 0, 1) * sheen)[:, :, None]
     face = np.clip(body, 0, 255).astype(np.uint8)
     if label is not None:
-        _text(face, label, centre, 0.3 * ppu, 0.7 * ppu, look.text, weight=0.14)
+        _text(face, label, centre, look.text_height * ppu, look.text_width * ppu, look.text,
+              weight=look.text_weight, font=look.font)
     roi[:] = np.clip(base * (1 - m[:, :, None]) + face * m[:, :, None], 0, 255).astype(np.uint8)
     gloss[:] = np.where(m > 0.5, look.gloss, gloss).astype(np.uint8)
+
+
+def _side_face(base: np.ndarray, outline: np.ndarray, look: TileLook, ppu: float) -> np.ndarray:
+    """A thick tile's side, seen beside its top face away from the lamp: the body, darker."""
+    h, w = base.shape[:2]
+    side = np.zeros((h, w), np.uint8)
+    cv2.fillPoly(side, [np.rint((outline + np.array([0.6, 0.8]) * look.side * ppu) * 16)
+                        .astype(np.int32)], 255, cv2.LINE_AA, 4)
+    a = (side.astype(np.float32) / 255)[:, :, None]
+    colour = np.asarray(look.body, np.float32)[None, None, :] * 0.72
+    return base * (1 - a) + colour * a

@@ -19,6 +19,19 @@ True
 >>> frame.truth.centres.shape, sorted(frame.truth.markers)
 ((108, 2), [0, 1, 2, 3])
 
+Two worlds, kept apart by construction (``worlds.py`` tells them apart in
+full). ``make_table(seed=n)`` is the *tuning* world: the distribution every
+threshold of the recognizer was set on, and what every existing test and
+figure renders (a seed draws exactly the table it always drew).
+``make_table(seed=n, world="held-out")`` is the *held-out* world: a much wider
+one (continuous board prints and label fonts, tile materials such as ivory
+plastic or card carrying the cell's own label on a light print, glossy tiles
+with specular edges, thick and thin tiles, colour casts, under- and
+over-exposure, higher and more tilted cameras, stronger lenses, camera
+shake, more skin tones and sleeves), drawn from its own random stream, so
+that nothing tuned on tuning tables has ever seen one of its draws. Use it to
+measure, never to tune.
+
 Why it is fast enough for thousands of benchmark frames: the board is drawn
 once per table (``canvas.py``), and a frame only pastes the tiles that
 changed, remaps the canvas to the camera in one ``cv2.remap`` and applies the
@@ -103,6 +116,10 @@ class Table:
     k1: float = 0.0
     k2: float = 0.0
     texture_seed: int = 0
+    #: ``"tuning"`` or ``"held-out"`` (see the module docstring); a held-out table also
+    #: carries its drawn :class:`~calibration.synthetic.worlds.Look` (print, material, room).
+    world: str = "tuning"
+    look: Any = None
 
     # Cached on the instance (a frozen dataclass still has a __dict__): every frame asks.
     @functools.cached_property
@@ -179,8 +196,13 @@ def make_table(rules: str = "acquire", seed: int | np.random.Generator = 0, *,
                size: tuple[int, int] = FRAME_SIZE, tile_style: str | None = None,
                palette: str | None = None, surface: str | None = None,
                k1: float | None = None, fill: float | None = None, tilt: float | None = None,
-               yaw: float | None = None, shuffle_markers: bool | None = None) -> Table:
+               yaw: float | None = None, shuffle_markers: bool | None = None,
+               world: str = "tuning") -> Table:
     """A plausible random :class:`Table` for a rule set, deterministic for a seed.
+
+    ``world="held-out"`` draws from the held-out world instead
+    (:func:`calibration.synthetic.worlds.held_out_table`: ``seed`` must be an
+    int, ``palette`` a print family and ``tile_style`` a material there).
 
     Anything not given is drawn: the print (``palette``), ``tile_style``,
     the ``surface``, markers (0.9-1.3 units, outside the grid near each
@@ -190,6 +212,13 @@ def make_table(rules: str = "acquire", seed: int | np.random.Generator = 0, *,
     degrees (0-20), turned ``yaw`` degrees (-12..12), at a distance where the
     grid fills ``fill`` (0.6-0.85) of the frame and every marker is inside it.
     """
+    if world != "tuning":
+        from calibration.synthetic.worlds import held_out_table  # worlds builds on this module
+        if world != "held-out":
+            raise ValueError(f"unknown world {world!r} (worlds: tuning, held-out)")
+        return held_out_table(rules, seed, options=options, size=size, material=tile_style,
+                              family=palette, surface=surface, k1=k1, fill=fill, tilt=tilt,
+                              yaw=yaw, shuffle_markers=shuffle_markers)
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     ruleset = load_rules(rules)
     resolved = ruleset.resolve_options(dict(options or {}))
@@ -254,9 +283,10 @@ def _place_markers(layout: Layout, rng: np.random.Generator,
 
 def _camera(layout: Layout, markers: tuple[MarkerPlacement, ...], size: tuple[int, int],
             rng: np.random.Generator, k1: float, fill: float | None, tilt: float | None,
-            yaw: float | None) -> dict[str, Any]:
+            yaw: float | None, focal_range: tuple[float, float] = (0.78, 1.05),
+            k2: float = 0.0) -> dict[str, Any]:
     width, height = size
-    focal = float(width * rng.uniform(0.78, 1.05))
+    focal = float(width * rng.uniform(*focal_range))
     principal = (width / 2 + rng.uniform(-0.02, 0.02) * width,
                  height / 2 + rng.uniform(-0.02, 0.02) * height)
     fill = float(rng.uniform(0.6, 0.85)) if fill is None else float(fill)
@@ -284,7 +314,7 @@ def _camera(layout: Layout, markers: tuple[MarkerPlacement, ...], size: tuple[in
 
     def project(h: np.ndarray, points: np.ndarray) -> np.ndarray:
         return distort(cv2.perspectiveTransform(points[None].astype(np.float64), h)[0],
-                       focal, principal, k1)
+                       focal, principal, k1, k2)
 
     distance = focal * 12 / (fill * width)
     for _ in range(4):
@@ -299,7 +329,8 @@ def _camera(layout: Layout, markers: tuple[MarkerPlacement, ...], size: tuple[in
             break
         distance *= 1.03
     return {"homography": tuple(float(v) for v in homography(distance).ravel()),
-            "focal": focal, "principal": (float(principal[0]), float(principal[1])), "k1": k1}
+            "focal": focal, "principal": (float(principal[0]), float(principal[1])), "k1": k1,
+            "k2": float(k2)}
 
 
 @functools.lru_cache(maxsize=4)
@@ -368,8 +399,9 @@ def view_of(table: Table) -> View:
     unit = float(np.mean([np.linalg.norm(pixels[1] - pixels[0]) / np.linalg.norm(corners[1] - corners[0]),
                           np.linalg.norm(pixels[3] - pixels[0]) / np.linalg.norm(corners[3] - corners[0])]))
     markers = {m.marker_id: table.project(m.corners()) for m in table.markers}
+    people = {} if table.look is None else {"skins": table.look.skins, "sleeves": table.look.sleeves}
     return View(size=table.size, centres=centres, unit=unit, grid=table.project(layout.outline()),
-                markers=markers)
+                markers=markers, **people)
 
 
 def render(table: Table, occupied: Mapping[Any, str | None] | Iterable[Any],
@@ -452,6 +484,10 @@ def render_scene(table: Table, occupied: Mapping[Any, str | None] | Iterable[Any
         if occluders is not None:
             glare = cv2.subtract(glare, occluders)
         image = cv2.add(image, cv2.cvtColor(glare, cv2.COLOR_GRAY2BGR))
+    if table.look is not None:
+        # The held-out world's camera: its exposure, white balance and tone curve, and shake.
+        from calibration.synthetic.worlds import apply_room  # worlds builds on this module
+        image = apply_room(image, table.look.room, rng)
     if scene.blur > 0:
         image = cv2.GaussianBlur(image, (0, 0), scene.blur)
     if scene.motion[0] >= 2:

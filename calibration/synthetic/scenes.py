@@ -184,6 +184,9 @@ class View:
     unit: float
     grid: np.ndarray
     markers: dict[int, np.ndarray] = field(default_factory=dict)
+    #: Who sits at the table: the skin tones and sleeves its hands are drawn from.
+    skins: tuple[tuple[int, int, int], ...] = SKIN_TONES
+    sleeves: tuple[tuple[int, int, int], ...] = SLEEVES
 
 
 def sample_scene(view: View, nuisances: Nuisances, rng: np.random.Generator) -> Scene:
@@ -291,8 +294,8 @@ def random_hand(view: View, target: Sequence[float], rng: np.random.Generator,
     # a hand-height nearer the camera than the board, so it looks a little bigger.
     return Hand(grip=(float(target[0]), float(target[1])), angle=float(angle),
                 width=float(rng.uniform(3.0, 3.7) * view.unit * 1.08),
-                skin=SKIN_TONES[int(rng.integers(len(SKIN_TONES)))],
-                sleeve=SLEEVES[int(rng.integers(len(SLEEVES)))],
+                skin=view.skins[int(rng.integers(len(view.skins)))],
+                sleeve=view.sleeves[int(rng.integers(len(view.sleeves)))],
                 sleeve_gap=float(rng.choice([0.0, rng.uniform(0.3, 2.5)])),
                 curl=float(rng.uniform(0.1, 0.6)), spread=float(rng.uniform(0.6, 1.4)),
                 left=bool(rng.random() < 0.3), height=float(rng.uniform(0.2, 0.6)))

@@ -36,8 +36,8 @@ import cv2
 import numpy as np
 
 from calibration.synthetic.render import Rendered, Table, frame_truth, render_scene, view_of
-from calibration.synthetic.scenes import (SKIN_TONES, SLEEVES, Hand, Nuisances, Scene, View,
-                                cup_over_marker, leaning_shadow, random_bump, sample_scene)
+from calibration.synthetic.scenes import (Hand, Nuisances, Scene, View, cup_over_marker,
+                                          leaning_shadow, random_bump, sample_scene)
 
 #: Warning kinds a sequence expects ``watch`` to give instead of committing.
 WARN_EXTRA = "extra_tiles"      # more than one new tile at once
@@ -246,8 +246,9 @@ class _Planner:
         seats = rng.permutation(4)[: int(rng.integers(2, 5))]
         #: Seconds the board stays quiet after each step (drawn between the two).
         self.pause = (1.0, 3.0)
-        self.players = [_Player(int(edge), SKIN_TONES[int(rng.integers(len(SKIN_TONES)))],
-                                SLEEVES[int(rng.integers(len(SLEEVES)))], bool(rng.random() < 0.15))
+        skins, sleeves = self.view.skins, self.view.sleeves
+        self.players = [_Player(int(edge), skins[int(rng.integers(len(skins)))],
+                                sleeves[int(rng.integers(len(sleeves)))], bool(rng.random() < 0.15))
                         for edge in seats]
         self.turn = 0
 
