@@ -8,12 +8,15 @@ gives its decisions as :mod:`tabletop.geometry.sightings` with cell labels
 :class:`ChangesSeen` a warning with the cells it is about). :func:`watch`
 yields DESIGN.md's JSON lines from them (:func:`watch_line`):
 ``{"frame": 41, "tile": "5C"}`` for each committed placement,
-``{"frame": 12, "warning": "..."}`` for what it refused to commit.
+``{"frame": 12, "warning": "..."}`` for what it refused to commit, and
+``{"frame": 52, "doubt": "10D", "reason": "unsure"}`` for a tile it would ask
+the table about (:class:`TileDoubted`: the one cell the hand changed, which the
+classifier could not tell from the board; or a tile read late).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Collection, Iterable, Iterator
 
 import cv2
@@ -24,7 +27,7 @@ from calibration.warp import Rectifier, homography
 from calibration.classify import COLOUR_SHRINK, CellReading, TileClassifier
 from calibration.pose import Pose, PoseTracker
 from calibration.tracker import HOLD, MANY, Decision, Reading, StabilityTracker
-from tabletop.geometry.sightings import BoardSeen, ChangesSeen, Sighting, TileSeen
+from tabletop.geometry.sightings import BoardSeen, ChangesSeen, Sighting, TileDoubted, TileSeen
 
 #: Suspect frames in a row on which the pose is found afresh; after that, one in RECHECK_EVERY
 #: (each costs a whole-frame search), and a clear board read the same way is believed.
@@ -39,6 +42,17 @@ UNCLEAR_FRAMES = 10
 UNCHANGED_SHRINK, UNCHANGED_LEVELS, UNCHANGED_FRAMES = 8, 6, 10
 #: Markers a fresh pose needs: fewer only move a last pose, and a fresh tracker has none.
 FRESH_MARKERS = 3
+#: The time cue compares cells averaged LOOK_SHRINK times each way (8 pixels a cell: sensor
+#: noise averaged away, a tile's outline and label kept) over a disc of LOOK_RADIUS units.
+LOOK_SHRINK, LOOK_RADIUS = 4, 0.42
+#: A cell changed clearly when its change is CHANGED times the board's typical cell's
+#: (noise, a pose jittering by a fraction of a pixel: every cell alike). On the renderer's
+#: boards a placed tile, low-contrast ones included, scores 3.8 or more; a cell no hand
+#: changed 2.0 at most; a cup or a shadow changes several cells together.
+CHANGED = 3.0
+#: The typical change is not taken below this (grey levels): a noiseless frame must not
+#: make a speck of JPEG a change.
+CHANGE_FLOOR = 0.5
 
 
 @dataclass(frozen=True)
@@ -51,6 +65,8 @@ class Observation:
     markers: int
     pose: str                  # "tracking", "held", "moving" or "calibration" (never seen)
     reading: CellReading
+    #: The rectified board in grey, for comparing this frame with another (the time cue).
+    plane: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def labels(self, calibration: Calibration) -> dict:
         """The recognize command's JSON fields (labels in board order)."""
@@ -83,6 +99,7 @@ class Recognizer:
         self._last_matrix: np.ndarray | None = None
         self._reused = 0                                # frames since, found unchanged
         self._bare: Collection[int] | None = None       # cells known empty, for this frame
+        self._plane: np.ndarray | None = None           # the last rectified grey board
 
     def read(self, image: np.ndarray, bare: Collection[int] | None = None) -> Observation:
         """The observation of one BGR frame of the calibration's size.
@@ -111,9 +128,15 @@ class Recognizer:
             pose, reading = self._verified(image, grey, pose, reading)
             matrix, markers, state = pose.matrix, pose.markers, pose.state
         clear = reading.clear and state != "moving"
-        self._last = Observation(reading.occupied, reading.uncertain, clear, markers, state, reading)
+        self._last = Observation(reading.occupied, reading.uncertain, clear, markers, state, reading,
+                                 self._plane)
         self._last_thumb, self._last_matrix, self._reused = thumb, matrix, 0
         return self._last
+
+    @property
+    def repeated(self) -> bool:
+        """Whether the last frame showed just what the one before it did (a still board)."""
+        return self._reused > 0
 
     def _unchanged(self, thumb: np.ndarray, matrix: np.ndarray, markers: int, state: str) -> bool:
         """Whether this frame shows exactly what the last one read in full did.
@@ -132,8 +155,9 @@ class Recognizer:
         return int(cv2.absdiff(thumb, self._last_thumb).max()) <= UNCHANGED_LEVELS
 
     def _classify(self, image: np.ndarray, grey: np.ndarray, matrix: np.ndarray) -> CellReading:
-        return self.classifier.read_planes(*self.rectify.planes(image, grey, matrix, COLOUR_SHRINK),
-                                           bare=self._bare)
+        planes = self.rectify.planes(image, grey, matrix, COLOUR_SHRINK)
+        self._plane = planes[0]
+        return self.classifier.read_planes(*planes, bare=self._bare)
 
     def _verified(self, image: np.ndarray, grey: np.ndarray, pose: Pose,
                   reading: CellReading) -> tuple[Pose, CellReading]:
@@ -181,11 +205,13 @@ class Recognizer:
         # Fewer than three markers only move the last pose: a fresh one has none to move.
         if pose is None or pose.markers < FRESH_MARKERS:
             return None
+        kept = self._plane
         again = self._classify(image, grey, pose.matrix)
         # Clearly better, or jitter between two good poses would be taken for a fix.
         better = (again.clear and not reading.clear) or \
             _misfit(again, self._trusted) + MANY < _misfit(reading, self._trusted)
         if not better:
+            self._plane = kept      # (the board as the reading kept saw it)
             return None
         self.poses = fresh
         return pose, again
@@ -202,6 +228,55 @@ def _misfit(reading: CellReading, trusted: frozenset[int] | None) -> int:
         return 1 << 30
     return len(reading.occupied ^ trusted) + len(reading.uncertain) if trusted is not None \
         else len(reading.uncertain)
+
+
+class CellLooks:
+    """What each cell looks like in a rectified grey board, to tell which cells a hand changed.
+
+    The strongest cue a placement gives is the cell that changed between the
+    still board before the hand came and the board after it left: the
+    classifier judges a cell against the empty board of the calibration (a
+    low-contrast tile may look much like it), this compares the same cell at
+    two moments minutes apart at most, under the same light and pose.
+    """
+
+    def __init__(self, calibration: Calibration) -> None:
+        width, height = calibration.rectified_size
+        self._size = (width // LOOK_SHRINK, height // LOOK_SHRINK)
+        scale = calibration.scale / LOOK_SHRINK
+        radius = LOOK_RADIUS * scale
+        span = np.arange(-int(radius), int(radius) + 1)
+        dx, dy = np.meshgrid(span, span)
+        inside = dx ** 2 + dy ** 2 <= radius ** 2
+        centres = (calibration.layout.centres - np.asarray(calibration.origin)) * scale
+        # (a shrunk pixel k covers k..k+1: its centre is at k + 0.5)
+        points = np.rint(centres[:, None, :] - 0.5 +
+                         np.stack([dx[inside], dy[inside]], axis=1)[None]).astype(np.int64)
+        xs = np.clip(points[..., 0], 0, self._size[0] - 1)
+        ys = np.clip(points[..., 1], 0, self._size[1] - 1)
+        self._samples = ys * self._size[0] + xs
+
+    def __call__(self, plane: np.ndarray) -> np.ndarray:
+        """(cells, points) grey levels of each cell of a rectified grey board."""
+        small = cv2.resize(plane, self._size, interpolation=cv2.INTER_AREA)
+        return small.ravel()[self._samples].astype(np.float32)
+
+
+def changed_cells(before: np.ndarray, after: np.ndarray) -> frozenset[int]:
+    """The cells whose look (:class:`CellLooks`) changed clearly from ``before`` to ``after``.
+
+    A cell's change is its pattern's (the cell's mean taken out) and its
+    brightness's, the board's overall change of light taken out; it counts
+    against the typical cell's, so that noise, JPEG and a pose jittering by a
+    fraction of a pixel (every cell alike) are no change, and a tile is.
+    """
+    means_b, means_a = before.mean(axis=1), after.mean(axis=1)
+    gain = float(np.median(means_a / np.maximum(means_b, 1.0)))
+    pattern = (after - means_a[:, None]) - gain * (before - means_b[:, None])
+    level = means_a - gain * means_b
+    change = np.sqrt((pattern ** 2).mean(axis=1) + level ** 2)
+    typical = max(float(np.median(change)), CHANGE_FLOOR)
+    return frozenset(int(c) for c in np.flatnonzero(change > CHANGED * typical))
 
 
 class Watcher:
@@ -235,6 +310,11 @@ class Watcher:
         self._cells = frozenset(range(len(self.labels)))
         self._last: Observation | None = None
         self._expected: frozenset[int] | None = None
+        self._looks = CellLooks(calibration)
+        #: The last clear frame read while no hand has been over the board since the last
+        #: decision, and the cells' looks in it once a hand came: one frame, never a history.
+        self._still: Observation | None = None
+        self._before: np.ndarray | None = None
 
     def expect(self, labels: Iterable[str]) -> None:
         """The board as the game's record holds it, for the frames before the reference.
@@ -254,9 +334,28 @@ class Watcher:
         else:
             bare = None if self._expected is None else self._cells - self._expected
         seen = self._last = self.recognizer.read(image, bare)
-        decisions = self.tracker.feed(index, seconds,
-                                      Reading(seen.occupied, seen.uncertain, seen.clear))
+        reading = Reading(seen.occupied, seen.uncertain, seen.clear, self._changed(seen))
+        pending = self.tracker.touched
+        decisions = self.tracker.feed(index, seconds, reading)
+        if seen.clear and not self.tracker.touched:
+            # Decided, or nothing to decide: the next hand is held against this board, once a
+            # frame shows it again unchanged (a hand coming in, read clear, is never still).
+            self._before = None
+            if self.recognizer.repeated:
+                self._still = seen
+            elif pending:
+                self._still = None      # (the board before the hand just decided on is past)
         return [self._sighting(decision) for decision in decisions]
+
+    def _changed(self, seen: Observation) -> frozenset[int] | None:
+        """The cells changed clearly since the still board before the hand (None: unknown)."""
+        if not seen.clear:
+            if self._before is None and self._still is not None and self._still.plane is not None:
+                self._before = self._looks(self._still.plane)
+            return None
+        if self._before is None or seen.plane is None:
+            return None
+        return changed_cells(self._before, self._looks(seen.plane))
 
     @property
     def board(self) -> list[str] | None:
@@ -276,6 +375,7 @@ class Watcher:
         whatever happened meanwhile is neither committed nor warned about.
         """
         self.tracker.restart()
+        self._still = self._before = None
 
     def _names(self, cells: Iterable[int]) -> tuple[str, ...]:
         return tuple(self.labels[c] for c in sorted(cells))
@@ -286,6 +386,8 @@ class Watcher:
             return BoardSeen(decision.frame, self._names(self.tracker.reference or ()))
         if decision.kind == "commit":
             return TileSeen(decision.frame, self.labels[decision.cell])
+        if decision.kind == "doubt":
+            return TileDoubted(decision.frame, self.labels[decision.cell], decision.reason)
         return ChangesSeen(decision.frame, decision.message,
                            self._names(decision.new), self._names(decision.gone))
 
@@ -299,18 +401,20 @@ def sightings(frames: Iterable[tuple[int, float, np.ndarray]], calibration: Cali
 
 
 def watch_line(sighting: Sighting) -> dict[str, Any] | None:
-    """``watch``'s JSON line for a sighting: a commit, or a warning without its cells.
+    """``watch``'s JSON line for a sighting: a commit, a doubt, or a warning without its cells.
 
     A reference board is no line (None): the command reports changes only.
 
     >>> watch_line(TileSeen(41, "5C"))
     {'frame': 41, 'tile': '5C'}
+    >>> watch_line(TileDoubted(52, "10D", "unsure"))
+    {'frame': 52, 'doubt': '10D', 'reason': 'unsure'}
     >>> watch_line(ChangesSeen(60, "2 new tiles at once", new=("2B", "9G")))
     {'frame': 60, 'warning': '2 new tiles at once'}
     >>> watch_line(BoardSeen(12, ("12I",))) is None
     True
     """
-    if isinstance(sighting, TileSeen):
+    if isinstance(sighting, (TileSeen, TileDoubted)):
         return sighting.as_json()
     if isinstance(sighting, ChangesSeen):
         return {"frame": sighting.frame, "warning": sighting.message}
@@ -322,7 +426,8 @@ def watch(frames: Iterable[tuple[int, float, np.ndarray]], calibration: Calibrat
     """Commits and warnings for a stream of ``(index, seconds, BGR image)`` frames.
 
     :func:`sightings` as :func:`watch_line` writes them, reference boards
-    left out: ``{"frame", "tile"}`` and ``{"frame", "warning"}``.
+    left out: ``{"frame", "tile"}``, ``{"frame", "doubt", "reason"}`` (a tile to
+    ask about, never to commit unasked) and ``{"frame", "warning"}``.
     """
     for sighting in sightings(frames, calibration, hold):
         line = watch_line(sighting)

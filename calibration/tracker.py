@@ -43,6 +43,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable
 
+from tabletop.geometry.sightings import LATE, UNSURE
 from tabletop.messages import Message
 
 #: Seconds the board must be clear and unchanged before the tracker believes it.
@@ -53,6 +54,12 @@ UNDECIDED = 3.0
 MANY = 3
 #: A clear frame read with more cells changed than this has a hand over it all the same.
 BUSY = 1
+#: Seconds of a still board after which a doubtful cell the time cue singles out is asked
+#: about (the classifier is given a few more frames to read it first; a placement is to be
+#: proposed within a second of the hand leaving).
+ASK = 0.8
+#: Cells a hand changed that were read empty, kept to attribute a tile read later to them.
+LATE_CELLS = 3
 
 
 @dataclass(frozen=True)
@@ -62,6 +69,9 @@ class Reading:
     occupied: frozenset[int]
     uncertain: frozenset[int]
     clear: bool
+    #: Cells whose look changed clearly since the still board before the hand came (the
+    #: time cue), or None when there is nothing to compare with.
+    changed: frozenset[int] | None = None
 
 
 @dataclass(frozen=True)
@@ -73,14 +83,16 @@ class Decision:
     cells that came and went (a move: ``new`` its target, ``gone`` its
     source; many cells at once: all of them, which the message only counts).
     A reference, and a warning that a cell cannot be read, leave them empty.
+    A doubt is a tile to ask the table about (``reason``: ``unsure`` or ``late``).
     """
 
     frame: int
-    kind: str            # "commit" | "warning" | "reference"
+    kind: str            # "commit" | "doubt" | "warning" | "reference"
     cell: int | None = None
     message: str = ""
     new: tuple[int, ...] = ()
     gone: tuple[int, ...] = ()
+    reason: str = ""
 
 
 class _Run:
@@ -96,12 +108,26 @@ class _Run:
         self.held = False             # whether the run has lasted the hold time
         #: What holds the decision back: (doubtful cells, tiles, undecided), or None.
         self.doubt: tuple[frozenset[int], frozenset[int], frozenset[int]] | None = None
+        #: The time cue over the run: cells changed in every frame compared, and in any.
+        self.changed: frozenset[int] | None = None
+        self.changed_any: set[int] = set()
         self.add(reading)
 
     def add(self, reading: Reading) -> None:
         self.frames += 1
         self.occupied.update(reading.occupied)
         self.uncertain.update(reading.uncertain)
+        if reading.changed is not None:
+            self.changed = reading.changed if self.changed is None else \
+                self.changed & reading.changed
+            self.changed_any |= reading.changed
+
+    def singled_out(self) -> int | None:
+        """The one cell the time cue says changed, in every frame compared and alone."""
+        if self.changed is not None and len(self.changed) == 1 and \
+                self.changed_any == set(self.changed):
+            return next(iter(self.changed))
+        return None
 
     def _read_empty(self, cell: int) -> bool:
         return self.occupied[cell] + self.uncertain[cell] < self.frames
@@ -152,6 +178,16 @@ class StabilityTracker:
         self._warned_undecided = False
         #: Doubtful cells given up on when a hand came back, for the next still board's warning.
         self._deferred: frozenset[int] = frozenset()
+        #: Cells a hand changed clearly, read empty then: a tile read there later is that
+        #: placement's, read late (at most LATE_CELLS, the latest).
+        self._late: tuple[int, ...] = ()
+        #: The time cue of the still board being decided (None: nothing to compare with).
+        self._cue: frozenset[int] | None = None
+
+    @property
+    def touched(self) -> bool:
+        """Whether a hand has been over some cell since the last decision (one is pending)."""
+        return bool(self._touched)
 
     def feed(self, frame: int, time: float, reading: Reading) -> list[Decision]:
         """Take one frame's reading; return what was decided at this frame."""
@@ -184,6 +220,7 @@ class StabilityTracker:
             return []
         run.held = True
         told = self._tell_deferred(frame)
+        self._cue = run.changed
         return told + self._decide(frame, time, run)
 
     def _decide(self, frame: int, time: float, run: _Run) -> list[Decision]:
@@ -204,6 +241,9 @@ class StabilityTracker:
         weak = {c for c in (tiles - self.reference - self.unknown) & self._touched if run.weak(c)}
         run.doubt = None
         if doubtful or weak:
+            asked = self._ask(frame, time, run, frozenset(doubtful | weak), tiles, undecided)
+            if asked:
+                return asked
             run.doubt = (frozenset(doubtful | weak), tiles, undecided)
             return self._undecided(frame, time, run, frozenset(doubtful | weak), tiles, undecided)
         if run.compared == (tiles, undecided):
@@ -214,6 +254,30 @@ class StabilityTracker:
         # hold every decision back while it stays so (that is for cells read empty before).
         self._flaky = frozenset(run.uncertain) - tiles
         return self._compare(frame, tiles, undecided)
+
+    def _ask(self, frame: int, time: float, run: _Run, doubtful: frozenset[int],
+             tiles: frozenset[int], undecided: frozenset[int]) -> list[Decision]:
+        """The time cue's verdict on one doubtful cell: a tile to ask about, or nothing yet.
+
+        Asked only when that cell is the one cell of the whole board that
+        changed clearly since the still board before the hand (a cup, a
+        shadow or a lamp changes several), and the board as read shows no
+        other change where the hand was. Never a commit: the table confirms.
+        """
+        cell = run.singled_out()
+        if time - run.since < ASK or cell is None or doubtful != {cell} or \
+                cell not in self._touched:
+            return []
+        reference = self.reference or frozenset()
+        others = ((tiles - reference - self.unknown - {cell}) |
+                  (reference - tiles - undecided)) & self._touched
+        if others:
+            return []
+        self._flaky = frozenset(run.uncertain) - tiles - {cell}
+        run.compared = (tiles, undecided)
+        decided = self._compare(frame, tiles | {cell}, undecided - {cell})
+        return [Decision(d.frame, "doubt", d.cell, new=d.new, reason=UNSURE)
+                if d.kind == "commit" else d for d in decided]
 
     def _undecided(self, frame: int, time: float, run: _Run, doubtful: frozenset[int],
                    tiles: frozenset[int], undecided: frozenset[int]) -> list[Decision]:
@@ -260,22 +324,44 @@ class StabilityTracker:
         # A tile where a cell was unknown was there all along (or cannot be told from one
         # that was): take it in without a commit. An undecided cell keeps what it was.
         appeared = tiles & self.unknown
+        # A tile on a cell an earlier hand changed (or left doubtful) is that placement's,
+        # read late: asked about on its own, before what this hand did, never counted new now.
+        late = sorted((tiles & (self._maybe | set(self._late))) - reference)
+        appeared -= set(late)
         # A cell that may have got a tile and is read empty after a hand was over it may
         # have lost it: a tile turning up elsewhere then is a move, not a placement.
         cleared = self._maybe - tiles - undecided
         # Changes only count where a hand was: elsewhere they are misreadings.
-        new = sorted((tiles - reference - appeared) & touched)
+        new = sorted((tiles - reference - appeared - set(late)) & touched)
         gone = sorted(((reference - tiles - undecided) | cleared) & touched)
-        self.reference = (reference | appeared | frozenset(new)) - frozenset(gone)
+        if len(new) + len(gone) + len(late) > MANY:
+            # Not placements (a lamp, a knock): no tile is asked about, late or not.
+            new, late = sorted(set(new) | set(late)), []
+        self._remember_missed(touched, tiles, undecided, reference, new)
+        self.reference = (reference | appeared | frozenset(new) | frozenset(late)) - frozenset(gone)
         self.unknown = (self.unknown & undecided) - tiles
         self._maybe &= self.unknown
+        self._late = tuple(c for c in self._late if c not in self.reference)
+        asked = [Decision(frame, "doubt", cell, new=(cell,), reason=LATE) for cell in late]
         if not new and not gone:
-            return []
+            return asked
         if len(new) == 1 and not gone:
-            return [Decision(frame, "commit", new[0], new=(new[0],))]
+            return asked + [Decision(frame, "commit", new[0], new=(new[0],))]
         # Anything else is not one placement: say what changed, commit nothing.
-        return [Decision(frame, "warning", message=self._describe(new, gone),
-                         new=tuple(new), gone=tuple(gone))]
+        return asked + [Decision(frame, "warning", message=self._describe(new, gone),
+                                 new=tuple(new), gone=tuple(gone))]
+
+    def _remember_missed(self, touched: frozenset[int], tiles: frozenset[int],
+                         undecided: frozenset[int], reference: frozenset[int],
+                         new: list[int]) -> None:
+        """A hand that left no new tile, but clearly changed one cell read empty: a tile
+        the classifier missed, perhaps. Kept (bounded) for when it is read after all."""
+        if self._cue is None or new:
+            return
+        missed = (self._cue & touched) - tiles - undecided - reference
+        if len(missed) == 1:
+            self._late = (tuple(c for c in self._late if c not in missed) +
+                          tuple(missed))[-LATE_CELLS:]
 
     def _describe(self, new: list[int], gone: list[int]) -> Message:
         names = lambda cells: ", ".join(self.label(c) for c in cells)  # noqa: E731

@@ -29,7 +29,7 @@ from tabletop.journal.journal import Journal
 from tabletop.table.prompts import screen_lines
 from tabletop.engine.ruleset import load_rules
 from tabletop.table.seating import Seating
-from tabletop.geometry.sightings import TileSeen
+from tabletop.geometry.sightings import TileDoubted, TileSeen
 from tabletop.engine.choices import DeadTiles
 from tabletop.table.games import TableGames
 from tabletop.table.loop import Seen, TableLoop
@@ -48,6 +48,7 @@ class DemoReport:
     placed: list[str] = field(default_factory=list)      # tiles the bots put on the board
     committed: list[str] = field(default_factory=list)   # tiles the camera committed
     tapped: list[str] = field(default_factory=list)      # tiles entered by hand instead
+    unsure: list[str] = field(default_factory=list)      # tiles the camera asked about
     removed: list[str] = field(default_factory=list)     # tiles the bots took off the board
     untracked: list[str] = field(default_factory=list)   # ... and had to say so by hand
     latencies: list[float] = field(default_factory=list)  # hand gone -> proposal, seconds
@@ -56,7 +57,7 @@ class DemoReport:
 
     def summary(self) -> list[str]:
         lines = [f"placements: {len(self.placed)}, committed by the camera: {len(self.committed)}, "
-                 f"tapped in by hand: {len(self.tapped)}"]
+                 f"tapped in by hand: {len(self.tapped)}, asked as unsure: {len(self.unsure)}"]
         if self.latencies:
             ordered = sorted(self.latencies)
             p95 = ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
@@ -259,6 +260,9 @@ class Demo:
     def seen(self, seen: Seen) -> None:
         if isinstance(seen.decision, TileSeen):
             self.report.committed.append(seen.decision.tile)
+            self._latest[seen.decision.tile] = seen
+        elif isinstance(seen.decision, TileDoubted):
+            self.report.unsure.append(seen.decision.tile)
             self._latest[seen.decision.tile] = seen
 
     def frame_done(self, seconds: float) -> None:

@@ -6,6 +6,8 @@ canonical labels, so the table never parses pixels' verdicts back into cells.
 
 >>> TileSeen(frame=41, tile="5C").as_json()
 {'frame': 41, 'tile': '5C'}
+>>> TileDoubted(frame=52, tile="10D", reason="unsure").as_json()
+{'frame': 52, 'doubt': '10D', 'reason': 'unsure'}
 >>> ChangesSeen(frame=60, message="2 new tiles at once", new=("2B", "9G")).as_json()
 {'frame': 60, 'warning': '2 new tiles at once', 'new': ['2B', '9G'], 'gone': []}
 """
@@ -38,6 +40,28 @@ class TileSeen:
         return {"frame": self.frame, "tile": self.tile}
 
 
+#: Why the camera doubts a tile it proposes (:class:`TileDoubted`).
+UNSURE = "unsure"   # its cell alone changed under the hand, but the classifier cannot tell
+LATE = "late"       # read only now, on a cell a hand changed at an earlier placement
+
+
+@dataclass(frozen=True)
+class TileDoubted:
+    """One new tile the camera is unsure of: to propose as a question, never to commit unasked.
+
+    ``reason``: :data:`UNSURE` (the hand's only change, the tile itself hard to
+    read) or :data:`LATE` (a tile of an earlier placement read only now; it
+    comes before the sightings of the placement that followed).
+    """
+
+    frame: int
+    tile: str
+    reason: str = UNSURE
+
+    def as_json(self) -> dict[str, Any]:
+        return {"frame": self.frame, "doubt": self.tile, "reason": self.reason}
+
+
 @dataclass(frozen=True)
 class ChangesSeen:
     """A change one placement cannot explain (tiles come, gone or moved): never committed."""
@@ -53,4 +77,4 @@ class ChangesSeen:
 
 
 #: One decision of the eyes.
-Sighting: TypeAlias = BoardSeen | TileSeen | ChangesSeen
+Sighting: TypeAlias = BoardSeen | TileSeen | TileDoubted | ChangesSeen

@@ -39,6 +39,7 @@ from tabletop.engine.game import Game
 from tabletop.errors import TabletopError
 from tabletop.messages import Message, message_of
 from tabletop.table.agreement import AGREE, REFUSE, AgreedEndFlow
+from tabletop.table.doubts import CAMERA, HAND, UNSURE, Sources, unsure_title
 from tabletop.table.prompts import (Option, Prompt, asked, effects, occupant, proposal_label,
                                     proposal_title, question)
 
@@ -96,6 +97,8 @@ class Assistant(AgreedEndFlow):
     listener: Listener | None = None
     #: What CONFIRM and UNDO gave back last (the engine's events), for the screen.
     events: list[dict[str, Any]] = field(default_factory=list)
+    #: Tiles proposed, by where they came from (the camera, its doubts, a tap).
+    sources: Sources = field(default_factory=Sources)
     _proposal: act.Action | None = None
     _index: int = 0
     _message: str = ""
@@ -107,6 +110,7 @@ class Assistant(AgreedEndFlow):
     _asking: tuple[int, ...] = ()                       # seats asked to agree to end, in order
     _agreed: int = 0                                    # how many of them agreed so far
     _resume: int = 0                                    # the option chosen before they were asked
+    _unsure: str = ""                                   # the proposed tile the camera doubts
 
     def __post_init__(self) -> None:
         self._seen: set[str] | None = None if self.seen is None else set(self.seen)
@@ -167,6 +171,30 @@ class Assistant(AgreedEndFlow):
 
     def tile_seen(self, label: str) -> None:
         """The camera committed a tile: propose placing it (or, in a market draw, drawing it)."""
+        self._take(label, CAMERA)
+
+    def tile_doubted(self, label: str, reason: str = UNSURE) -> None:
+        """The camera is unsure of a tile: propose it all the same, saying so.
+
+        One CONFIRM accepts it, as a tile seen. A tile read late that the game
+        already holds (tapped in meanwhile) asks nothing.
+        """
+        canonical = self._canonical(label)
+        if canonical is not None and canonical in self.tiles:
+            if self._seen is not None:
+                self._seen.add(canonical)
+            return
+        self._take(label, UNSURE)
+
+    def _take(self, label: str, source: str) -> None:
+        """A tile from ``source`` (the camera, its doubt, a tap): proposed if it can be."""
+        before = self._proposal
+        self._see(label)
+        if self._proposal is not before and self._proposal is not None:
+            self.sources.add(source)
+            self._unsure = self._proposal.tile if source == UNSURE else ""
+
+    def _see(self, label: str) -> None:
         label = self._canonical(label)
         if label is None:
             return
@@ -214,7 +242,7 @@ class Assistant(AgreedEndFlow):
             self._message = Message("{tile} is the tile proposed: CONFIRM applies it, UNDO takes "
                                     "it back", tile=label)
         else:
-            self.tile_seen(label)
+            self._take(label, HAND)
 
     def choose(self, index: int) -> None:
         """Make option ``index`` the chosen one, as that many NEXT presses would (a tap on a list).
@@ -395,7 +423,9 @@ class Assistant(AgreedEndFlow):
         kind, player = game.pending.kind, game.names[game.pending.player]
         if self._proposal is not None:
             options = [Option(proposal_label(game, self._proposal), self._proposal)]
-            title = proposal_title(self._proposal, player)
+            title = unsure_title(player, self._unsure) \
+                if isinstance(self._proposal, act.Place) and self._proposal.tile == self._unsure \
+                else proposal_title(self._proposal, player)
         elif set(differences) - self._accepted:
             kind, title, options = "settle", Message("The board and the game differ"), \
                 self._settling(kind)
@@ -453,7 +483,7 @@ class Assistant(AgreedEndFlow):
             self._propose(act.Place(tile=label))
 
     def _propose(self, action: act.Action) -> None:
-        self._proposal, self._index, self._message = action, 0, ""
+        self._proposal, self._index, self._message, self._unsure = action, 0, "", ""
 
     def _confirm(self) -> None:
         chosen = self.prompt.chosen

@@ -56,7 +56,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeAlias
 
-from tabletop.geometry.sightings import BoardSeen, ChangesSeen, Sighting, TileSeen
+from tabletop.geometry.sightings import BoardSeen, ChangesSeen, Sighting, TileDoubted, TileSeen
+from tabletop.messages import Message
 from tabletop.table.assistant import Assistant
 from tabletop.table.prompts import Prompt
 from tabletop.table.seating import Seating
@@ -270,6 +271,15 @@ class TableLoop:
                 desk.board_seen(list(cells))
             case TileSeen(tile=tile):
                 desk.tile_seen(tile)
+            case TileDoubted(tile=tile, reason=reason):
+                if isinstance(desk, Assistant):
+                    desk.tile_doubted(tile, reason)
+                else:
+                    # The turn-order draw asks who drew each tile seen: a doubt is no tile
+                    # to ask that about. The table taps it in if it is one.
+                    desk.changes_seen([], [], Message(
+                        "cannot tell whether {cells} holds a tile: check the light, or enter it "
+                        "by hand", cells=tile))
             case ChangesSeen(message=message, new=new, gone=gone):
                 desk.changes_seen(list(new), list(gone), message)
         self._advance()

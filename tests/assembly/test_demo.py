@@ -68,10 +68,12 @@ def test_a_whole_demo_game_runs_to_its_end_and_the_journal_replays_to_the_same_s
     if not demo.seating.rules.start_tiles_stay:
         assert set(drawn) <= set(report.removed)
     assert report.untracked == []
-    # Every tile a bot put down during play was committed by the camera exactly once.
+    # Every tile a bot put down during play was proposed by the camera exactly once: seen, or
+    # (rarely) asked as unsure, which one CONFIRM accepts as well.
     played = report.placed[len(drawn):]
     assert report.tapped == []
-    assert Counter(report.committed) == Counter(played)
+    assert Counter(report.committed + report.unsure) == Counter(played)
+    assert len(report.unsure) <= max(1, len(played) // 20)
     assert lines[-4].startswith("placements:") and "Final standings:" in lines
     assert len(report.latencies) == len(played)
 

@@ -169,13 +169,18 @@ def watch_problems(sequence: Sequence, lines: list[dict], within: float = 1.0,
     low = 0 if chosen[0] is sequence.events[0] else chosen[0].start
     lines = [line for line in lines if low <= line.get("frame", low) < chosen[-1].end]
     for line in lines:
-        if set(line) not in ({"frame", "tile"}, {"frame", "warning"}) or \
+        if set(line) not in ({"frame", "tile"}, {"frame", "warning"},
+                             {"frame", "doubt", "reason"}) or \
                 not isinstance(line["frame"], int):
             problems.append(f"malformed line {line}")
         elif not sequence.states[line["frame"]].clear:
             problems.append(f"decided while a hand is over the board: {line}")
     commits = [line for line in lines if "tile" in line]
     placements = [event for event in chosen if event.kind == "place"]
+    placed = {label for event in placements for label in event.labels}
+    for line in lines:      # a tile the camera is unsure of is asked: never one not placed
+        if "doubt" in line and line["doubt"] not in placed:
+            problems.append(f"asked about a tile not placed: {line}")
     expected = [event.labels[0] for event in placements]
     if [line["tile"] for line in commits] != expected:
         problems.append(f"committed {[(l['frame'], l['tile']) for l in commits]}, "
