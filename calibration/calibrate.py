@@ -20,7 +20,9 @@ import numpy as np
 
 from calibration.calfile import Calibration, CalibrationError, distort, undistort
 from calibration.layout import Layout, layout_for
-from calibration.markers import MARKER_IDS, detect_markers
+from calibration.markers import (ABSENT, EDGE, GLARE, MARKER_IDS, OUTSIDE, UNREADABLE,
+                                 MarkerSearch, MissingMarker, explain_missing,
+                                 find_markers, judge_place)
 from calibration.warp import homography, project, rectify
 from tabletop.errors import TabletopError
 from tabletop.engine.ruleset import load_rules
@@ -75,16 +77,11 @@ def calibrate(image: np.ndarray, corners_px: Sequence[Sequence[float]], rules: s
                    layout.corner_points())
     to_pixels = homography(layout.corner_points(), corners)
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    search = find_markers(grey)
+    if search.missing:
+        raise CalibrationError(refusal(missing_markers(grey, search, layout, to_pixels)))
+    seen = search.found
     k1 = estimate_k1(grey, corners, layout)
-    seen = detect_markers(grey)
-    missing = [i for i in MARKER_IDS if i not in seen]
-    if missing:
-        raise CalibrationError(
-            Message("markers {markers} not found in the calibration image: all four must be "
-                    "visible (print them with `tabletop markers`)",
-                    markers=", ".join(map(str, missing))) if len(missing) > 1 else
-            Message("marker {marker} not found in the calibration image: all four must be "
-                    "visible (print them with `tabletop markers`)", marker=missing[0]))
     # Markers are measured through the lens-free grid: their corners undistorted first.
     ideal = _ideal(layout.corner_points(), corners, k1, (width, height))
     to_board = np.linalg.inv(ideal)
@@ -100,6 +97,87 @@ def calibrate(image: np.ndarray, corners_px: Sequence[Sequence[float]], rules: s
     size = (int(round((xmax - xmin) * SCALE)), int(round((ymax - ymin) * SCALE)))
     calibration.reference = rectify(image, to_pixels, calibration, size)
     return calibration
+
+
+#: Where a marker stuck near a board corner must lie, in board units from the grid's
+#: outer corner: up to ZONE_IN along the grid's side (beside its first or last row or
+#: column) and ZONE_OUT beyond it; the grid itself is left out.
+ZONE_IN, ZONE_OUT = 2.5, 3.2
+
+
+def missing_markers(grey: np.ndarray, search: MarkerSearch, layout: Layout,
+                    to_pixels: np.ndarray) -> tuple[MissingMarker, ...]:
+    """Why each marker the search missed is missing, judged near the board corner it belongs to.
+
+    Markers go one near each corner, any id anywhere: the corners no marker
+    found is nearest are the places of the missing ones. One missing marker,
+    or markers found where the sheet suggests (id 0 top left, clockwise), tie
+    each missing id to its place; otherwise the places are judged together
+    and a reason shared by all of them is given to every missing id.
+    """
+    zones = {corner: _zone(layout, to_pixels, corner) for corner in range(4)}
+    claimed = {i: _corner_of(layout, to_pixels, quad) for i, quad in search.found.items()}
+    free = [corner for corner in range(4) if corner not in claimed.values()]
+    missing = search.missing
+    if len(missing) == 1 and len(free) == 1:
+        return explain_missing(grey, search, {missing[0]: zones[free[0]]})
+    if all(corner == i for i, corner in claimed.items()) and set(free) == set(missing):
+        return explain_missing(grey, search, {i: zones[i] for i in missing})
+    reasons = {judge_place(grey, search, zones[corner]) for corner in free}
+    if len(reasons) == 1:
+        reason = reasons.pop()
+    else:
+        # Some cut by the edge, some beyond it: turning the camera is the change for all.
+        reason = EDGE if reasons == {EDGE, OUTSIDE} else ABSENT
+    return tuple(MissingMarker(i, reason) for i in missing)
+
+
+def refusal(missing: Sequence[MissingMarker]) -> Message:
+    """The refusal naming every missing marker and what to change, markers alike said together."""
+    groups: dict[str, list[MissingMarker]] = {}
+    for marker in missing:
+        groups.setdefault(marker.reason, []).append(marker)
+    parts = [group[0].message if len(group) == 1 else
+             _together(reason, ", ".join(str(m.marker_id) for m in group))
+             for reason, group in groups.items()]
+    said = parts[-1]
+    for part in reversed(parts[:-1]):
+        said = Message("{first}; {then}", first=part, then=said)
+    return said
+
+
+def _together(reason: str, markers: str) -> Message:
+    if reason == EDGE:
+        return Message("markers {markers} touch the edge of the picture: turn the camera a "
+                       "little so that they show whole", markers=markers)
+    if reason == GLARE:
+        return Message("markers {markers} are washed out by glare: move the lamp or tilt the "
+                       "board", markers=markers)
+    if reason == UNREADABLE:
+        return Message("markers {markers} are too small or blurred to read: bring the camera "
+                       "closer or focus it", markers=markers)
+    if reason == OUTSIDE:
+        return Message("markers {markers} are not in the picture: turn the camera or move it "
+                       "back until the whole board and its four markers show", markers=markers)
+    return Message("markers {markers} not found in the calibration image: all four must be "
+                   "visible (print them with `tabletop markers`)", markers=markers)
+
+
+def _zone(layout: Layout, to_pixels: np.ndarray, corner: int) -> np.ndarray:
+    """The L-shaped place (pixels) round the grid's outer ``corner`` (0 top left, clockwise)."""
+    outline = layout.outline()
+    sx, sy = np.sign(outline[corner] - outline.mean(axis=0))
+    u = [-ZONE_IN, 0.0, 0.0, ZONE_OUT, ZONE_OUT, -ZONE_IN]
+    v = [0.0, 0.0, -ZONE_IN, -ZONE_IN, ZONE_OUT, ZONE_OUT]
+    board = outline[corner] + np.column_stack([sx * np.array(u), sy * np.array(v)])
+    return project(to_pixels, board)
+
+
+def _corner_of(layout: Layout, to_pixels: np.ndarray, quad: np.ndarray) -> int:
+    """The grid corner (0 top left, clockwise) a marker seen at ``quad`` is stuck near."""
+    outline = layout.outline()
+    x, y = project(np.linalg.inv(to_pixels), quad).mean(axis=0) - outline.mean(axis=0)
+    return {(False, False): 0, (True, False): 1, (True, True): 2, (False, True): 3}[(x > 0, y > 0)]
 
 
 def estimate_k1(grey: np.ndarray, corners_px: np.ndarray, layout: Layout) -> float:

@@ -12,7 +12,18 @@ relative to them, so any placement (and any id at any corner) works.
 [2]
 
 ``detect_markers`` uses the current ``cv2.aruco.ArucoDetector`` API (OpenCV
-4.7 and later) and returns only our four ids.
+4.7 and later) and returns only our four ids. A marker right by the frame's
+edge is found (its white border may be cut off); one the edge cuts is not,
+as its corners would be the edge's:
+
+>>> sorted(detect_markers(image[:, 3:]))            # 7 px of white border left
+[2]
+>>> sorted(detect_markers(image[:, 12:]))           # the black square cut
+[]
+
+Calibration looks harder (:func:`find_markers`: the frame padded with white,
+then contrast normalised for glare) and says why a marker is missing
+(:func:`explain_missing`).
 """
 
 from __future__ import annotations
@@ -20,11 +31,14 @@ from __future__ import annotations
 import functools
 import struct
 import zlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
 import cv2
 import numpy as np
+
+from tabletop.messages import Message
 
 #: The ArUco dictionary of the markers (DESIGN.md).
 DICTIONARY = cv2.aruco.DICT_4X4_50
@@ -111,6 +125,10 @@ def make_detector() -> cv2.aruco.ArucoDetector:
     params.adaptiveThreshWinSizeMin = 5
     params.adaptiveThreshWinSizeMax = 35
     params.adaptiveThreshWinSizeStep = 6
+    # OpenCV's default (3 px) lost a marker whose white paper, not its black square, came
+    # within about 10 px of the frame's edge (33 of 72 renders at 3 px). The edge is
+    # checked on the markers found instead (_clear_of_edge), which costs nothing.
+    params.minDistanceToBorder = 0
     return cv2.aruco.ArucoDetector(dictionary(), params)
 
 
@@ -124,25 +142,265 @@ def detect_markers(grey: np.ndarray,
     larger one wins: the stuck markers are the ones nearest the camera's view
     of the board, and a stray one is usually smaller or half hidden.
     """
-    if grey.ndim == 3:
-        grey = cv2.cvtColor(grey, cv2.COLOR_BGR2GRAY)
-    corners, ids, _rejected = (detector or make_detector()).detectMarkers(grey)
+    return _detect(_grey(grey), detector or make_detector())[0]
+
+
+def _grey(image: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+
+
+def _detect(grey: np.ndarray, detector: cv2.aruco.ArucoDetector,
+            frame: tuple[int, int, int, int] | None = None
+            ) -> tuple[dict[int, np.ndarray], tuple]:
+    """Our markers clear of ``frame``'s edges (x0, y0, x1, y1; the image's by default) as
+    ``(4, 2)`` float32 corners, and the rejected candidates as OpenCV gives them."""
+    corners, ids, rejected = detector.detectMarkers(grey)
+    frame = frame or (0, 0, grey.shape[1], grey.shape[0])
     found: dict[int, np.ndarray] = {}
-    if ids is None:
-        return found
-    for quad, marker_id in zip(corners, ids.ravel()):
+    for quad, marker_id in zip(corners, () if ids is None else ids.ravel()):
         marker_id = int(marker_id)
-        if marker_id not in MARKER_IDS:
-            continue
         quad = np.asarray(quad, dtype=np.float32).reshape(4, 2)
+        if marker_id not in MARKER_IDS or not _clear_of_edge(quad, frame):
+            continue
         if marker_id in found and _area(found[marker_id]) >= _area(quad):
             continue
         found[marker_id] = quad
-    return found
+    return found, rejected
+
+
+#: A marker's black square must stay this far (pixels, and modules) inside the frame. The
+#: frame's edge closes the outline of a square it cuts: the detector then decodes a square
+#: cut by up to a module with corners up to 7 px off, all within about 3 px of the edge.
+EDGE_PX, EDGE_MODULES = 3.0, 0.6
+
+
+def _clear_of_edge(quad: np.ndarray, frame: tuple[int, int, int, int]) -> bool:
+    x0, y0, x1, y1 = frame
+    margin = max(EDGE_PX, EDGE_MODULES * _side(quad) / MODULES)
+    return bool(quad[:, 0].min() - x0 >= margin and quad[:, 1].min() - y0 >= margin
+                and x1 - 1 - quad[:, 0].max() >= margin and y1 - 1 - quad[:, 1].max() >= margin)
 
 
 def _area(quad: np.ndarray) -> float:
     return abs(float(cv2.contourArea(quad.astype(np.float32))))
+
+
+def _side(quad: np.ndarray) -> float:
+    return float(np.sqrt(_area(quad)))
+
+
+# --- calibration's harder look, and why a marker is missing --------------------------------
+
+#: White added round the frame before looking again: the quiet zone a camera cut off.
+PAD_PX = 16
+#: Contrast-normalisation windows, in marker sides: a marker half under glare keeps its
+#: pattern, only raised towards white; local min/max over 1.5-2.5 modules restore it.
+NORMALISE_SIDES = (0.25, 0.42)
+#: Grey levels counted as burnt out by glare.
+SATURATED = 250
+
+#: Why a marker is missing (:attr:`MissingMarker.reason`).
+EDGE, GLARE, UNREADABLE, OUTSIDE, ABSENT = "edge", "glare", "unreadable", "outside", "absent"
+
+
+@dataclass(frozen=True)
+class MarkerSearch:
+    """What :func:`find_markers` saw: our markers, and the candidates it could not read."""
+
+    found: dict[int, np.ndarray]
+    rejected: tuple[np.ndarray, ...]
+
+    @property
+    def missing(self) -> tuple[int, ...]:
+        return tuple(i for i in MARKER_IDS if i not in self.found)
+
+
+@dataclass(frozen=True)
+class MissingMarker:
+    """One marker calibration did not find, and why (``reason``: EDGE, GLARE, ...).
+
+    >>> print(MissingMarker(2, EDGE).message)
+    marker 2 touches the edge of the picture: turn the camera a little so that it shows whole
+    """
+
+    marker_id: int
+    reason: str
+
+    @property
+    def message(self) -> Message:
+        marker = self.marker_id
+        if self.reason == EDGE:
+            return Message("marker {marker} touches the edge of the picture: turn the camera a "
+                           "little so that it shows whole", marker=marker)
+        if self.reason == GLARE:
+            return Message("marker {marker} is washed out by glare: move the lamp or tilt the "
+                           "board", marker=marker)
+        if self.reason == UNREADABLE:
+            return Message("marker {marker} is too small or blurred to read: bring the camera "
+                           "closer or focus it", marker=marker)
+        if self.reason == OUTSIDE:
+            return Message("marker {marker} is not in the picture: turn the camera or move it "
+                           "back until the whole board and its four markers show", marker=marker)
+        return Message("marker {marker} not found in the calibration image: all four must be "
+                       "visible (print them with `tabletop markers`)", marker=marker)
+
+
+def find_markers(image: np.ndarray) -> MarkerSearch:
+    """Our markers as :func:`detect_markers` finds them, then harder while some are missing.
+
+    For calibration, not every frame: the frame padded with white (a white
+    border the camera cut off), then contrast normalised (a marker half
+    washed out by a lamp). Corners are the frame's pixels; a marker the
+    frame's edge cuts is never taken.
+    """
+    grey = _grey(image)
+    frame = (PAD_PX, PAD_PX, PAD_PX + grey.shape[1], PAD_PX + grey.shape[0])
+    found, unread = _detect(grey, make_detector())
+    rejected = [np.float32(quad).reshape(4, 2) for quad in unread]
+    for look in _harder_looks(grey, found):
+        if len(found) == len(MARKER_IDS):
+            break
+        padded = cv2.copyMakeBorder(look, *(PAD_PX,) * 4, cv2.BORDER_CONSTANT, value=255)
+        more, unread = _detect(padded, make_detector(), frame)
+        for marker_id, quad in more.items():
+            found.setdefault(marker_id, quad - np.float32(PAD_PX))
+        rejected += [np.float32(quad).reshape(4, 2) - PAD_PX for quad in unread]
+    return MarkerSearch(found, tuple(rejected))
+
+
+def _harder_looks(grey: np.ndarray, found: Mapping[int, np.ndarray]):
+    """The frame itself, then contrast normalised at windows scaled to the markers seen."""
+    yield grey
+    side = (float(np.median([_side(q) for q in found.values()])) if found
+            else grey.shape[1] / 22.0)          # about a marker at 1280 px: 58 px
+    for fraction in NORMALISE_SIDES:
+        yield _normalised(grey, max(3, int(round(side * fraction)) | 1))
+
+
+def _normalised(grey: np.ndarray, window: int) -> np.ndarray:
+    """``grey`` stretched between its local minimum and maximum over ``window`` pixels."""
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (window, window))
+    low = cv2.blur(cv2.erode(grey, kernel), (window, window)).astype(np.float32)
+    high = cv2.blur(cv2.dilate(grey, kernel), (window, window)).astype(np.float32)
+    # A floor under the range: a flat patch stays flat instead of becoming its noise.
+    stretched = (grey.astype(np.float32) - low) / np.maximum(high - low, 32.0) * 255.0
+    return np.clip(stretched, 0, 255).astype(np.uint8)
+
+
+def explain_missing(image: np.ndarray, search: MarkerSearch,
+                    where: Mapping[int, np.ndarray]) -> tuple[MissingMarker, ...]:
+    """Why each marker :func:`find_markers` missed is missing, judged where it should be.
+
+    ``where`` gives, for missing ids, the polygon (pixels, possibly reaching
+    beyond the frame) in which that marker must lie; an id without one is
+    simply not found. Judged in turn: a marker-like dark patch cut by the
+    frame's edge (EDGE), a burnt-out patch of glare the size of a marker
+    (GLARE), a square candidate the detector could not read (UNREADABLE), the
+    place mostly outside the picture (OUTSIDE), else nothing there (ABSENT).
+    """
+    return tuple(MissingMarker(i, ABSENT if where.get(i) is None else
+                               judge_place(image, search, where[i])) for i in search.missing)
+
+
+def judge_place(image: np.ndarray, search: MarkerSearch, zone: np.ndarray) -> str:
+    """The reason (EDGE, GLARE, ...) a marker that should lie in ``zone`` was not found there."""
+    zone = np.asarray(zone, np.float64).reshape(-1, 2)
+    sides = [_side(q) for q in search.found.values()]
+    # With none seen: calibration's places reach about five marker sides across.
+    side = float(np.median(sides)) if sides else _side(zone) / 5.0
+    return _reason(_grey(image), zone, side, search)
+
+
+def _reason(grey: np.ndarray, zone: np.ndarray, side: float, search: MarkerSearch) -> str:
+    mask = np.zeros(grey.shape[:2], np.uint8)
+    cv2.fillPoly(mask, [np.round(zone).astype(np.int32)], 255)
+    visible = cv2.countNonZero(mask) / max(_area(zone), 1.0)
+    for quad in search.found.values():      # a marker found is no evidence about another
+        centre = quad.mean(axis=0)
+        cv2.fillPoly(mask, [np.round(centre + (quad - centre) * 1.6).astype(np.int32)], 0)
+    if visible < 0.02:
+        return OUTSIDE
+    x, y, w, h = cv2.boundingRect(mask)
+    box = (slice(y, y + h), slice(x, x + w))
+    if _cut_by_edge(grey, mask, box, side):
+        return EDGE
+    if _burnt_out(grey[box], mask[box], side):
+        return GLARE
+    # Only a square it could not read: a dark patch on light ground may be a cup.
+    if _unread_candidate(grey, mask, search.rejected, side):
+        return UNREADABLE
+    return OUTSIDE if visible < 0.6 else ABSENT
+
+
+def _cut_by_edge(grey: np.ndarray, mask: np.ndarray, box: tuple[slice, slice],
+                 side: float) -> bool:
+    """A dark compact patch on white paper in the place, touching the frame's edge.
+
+    A marker's black square cut; not wood grain (no paper round it) nor the
+    board's printed lines (longer than a marker).
+    """
+    height, width = grey.shape[:2]
+    roi, inside = grey[box], mask[box] > 0
+    dark = cv2.adaptiveThreshold(roi, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV,
+                                 max(3, int(side * 0.8) | 1), 12)
+    dark[~inside] = 0
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=8)
+    y0, x0 = box[0].start, box[1].start
+    ring_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(side / 3) | 1,) * 2)
+    bright = np.percentile(roi[inside], 90) - 40
+    for label in range(1, count):
+        bx, by, bw, bh, area = stats[label]
+        touches = bx + x0 == 0 or by + y0 == 0 or bx + x0 + bw == width or by + y0 + bh == height
+        if not touches or area < 0.08 * side ** 2 or max(bw, bh) > 1.6 * side:
+            continue
+        blob = (labels == label).astype(np.uint8)
+        ring = (cv2.dilate(blob, ring_kernel) > 0) & (blob == 0) & inside
+        if not ring.any():
+            continue
+        paper, ink = float(roi[ring].mean()), float(roi[blob > 0].mean())
+        if paper - ink >= 60 and paper >= bright:
+            return True
+    return False
+
+
+def _burnt_out(roi: np.ndarray, inside: np.ndarray, side: float) -> bool:
+    """A solid burnt-out patch a tenth of a marker or more (a white border's ring is too thin)."""
+    burnt = ((roi >= SATURATED) & (inside > 0)).astype(np.uint8)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (max(3, int(side / 4) | 1),) * 2)
+    # A marker seen whole burns out 0.01 of this at most on the renderer's calibration photos.
+    return cv2.countNonZero(cv2.erode(burnt, kernel)) >= 0.1 * side ** 2
+
+
+def _unread_candidate(grey: np.ndarray, mask: np.ndarray, rejected: tuple[np.ndarray, ...],
+                      side: float) -> bool:
+    """A square the detector saw but could not read, in the place, that looks like a marker."""
+    height, width = mask.shape
+    for quad in rejected:
+        x, y = quad.mean(axis=0)
+        if 0 <= x < width and 0 <= y < height and mask[int(y), int(x)] and \
+                0.1 * side ** 2 <= _area(quad) <= 4 * side ** 2 and _marker_like(grey, quad):
+            return True
+    return False
+
+
+def _marker_like(grey: np.ndarray, quad: np.ndarray) -> bool:
+    """Dark and light inside, a dark rim, white paper round it: not a patch of wood or board."""
+    step = 4                                    # pixels a module, flattened
+    n = step * (MODULES + 2)
+    centre = quad.mean(axis=0)
+    # The quad and one module of its surroundings (the white border), flattened.
+    wide = (centre + (quad - centre) * (MODULES + 2) / MODULES).astype(np.float32)
+    square = np.float32([[0, 0], [n, 0], [n, n], [0, n]])
+    flat = cv2.warpPerspective(grey, cv2.getPerspectiveTransform(wide, square), (n, n),
+                               flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+
+    def band(image: np.ndarray) -> np.ndarray:
+        return np.concatenate([image[:step].ravel(), image[-step:].ravel(),
+                               image[:, :step].ravel(), image[:, -step:].ravel()])
+
+    inner = flat[step:-step, step:-step]
+    dark, light = np.percentile(inner, [10, 90])
+    return bool(light - dark >= 50 and np.median(band(flat)) - np.median(band(inner)) >= 50)
 
 
 # --- the printable sheet -------------------------------------------------------------------

@@ -276,6 +276,9 @@ def _quick_detector() -> cv2.aruco.ArucoDetector:
     """
     params = cv2.aruco.DetectorParameters()
     params.adaptiveThreshWinSizeMin = params.adaptiveThreshWinSizeMax = 15
+    # A marker whose paper reaches the frame's edge is still a marker (detect_markers drops
+    # one the edge cuts); OpenCV's default of 3 px lost it.
+    params.minDistanceToBorder = 0
     return cv2.aruco.ArucoDetector(dictionary(), params)
 
 

@@ -52,7 +52,7 @@ class Runner:
 
     def __init__(self, config: Config, players: list[str] | None = None, new: bool = False,
                  out: Callable[[str], None] = print, on_screen: bool = False,
-                 power_off: Sequence[str] | None = None) -> None:
+                 power_off: Sequence[str] | None = None, record: Path | None = None) -> None:
         #: With the touchscreen, a new game without configured seats is set up there, and a
         #: table without a camera or a calibration opens all the same (see the module).
         self.on_screen = on_screen
@@ -64,13 +64,17 @@ class Runner:
         journal = Journal.open(self.data / JOURNAL_FILE, table_name=name)
         for message in journal.report.messages:
             self.out(f"journal: {message}")
-        self.games = TableGames(journal, listener=lambda what, events: self.out(f"confirmed: {what}"),
-                                name=name, refusal=_in_memory(self.data))
+        #: Keeps the camera's frames at the moments that matter (``--record``), or None.
+        self.recorder: Any = None
+        self.games = TableGames(journal, listener=self._confirmed, name=name,
+                                refusal=_in_memory(self.data))
         if self.games.refusal is not None:
             self.out(f"tabletop: {self.games.refusal}")
         try:
             self.camera = self._camera()
             eyes = self._eyes()
+            if record is not None:
+                eyes = self._recording(record, eyes)
             self.controls = self._controls()
             self.speaker = self._speaker()
             desk = self._desk(players, new)
@@ -136,6 +140,34 @@ class Runner:
             return None
         raise ConfigError(f"no calibration at {path}: photograph the empty board and run "
                           f"`tabletop calibrate --image PHOTO --corners ... --out {path}`")
+
+    def _recording(self, folder: Path, eyes: Any) -> Any:
+        """The eyes, with a recorder told of their frames and decisions (``--record``)."""
+        from calibration.recording import Recorder, RecordingEyes, RecordingError, notice
+
+        if eyes is None:
+            raise ConfigError(f"--record {folder}: recording needs the camera and its "
+                              f"calibration")
+        camera = self.config.values["camera"]
+        try:
+            self.recorder = Recorder(folder, eyes.calibration,
+                                     table=self.config.values["table"]["name"],
+                                     source=str(camera["source"]), fps=camera["fps"])
+        except RecordingError as error:
+            raise ConfigError(str(error)) from None
+        self.out(notice(folder))
+        return RecordingEyes(eyes, self.recorder)
+
+    def _confirmed(self, what: str, events: list[dict]) -> None:
+        """A confirmed action: said, and each placement told to the recorder."""
+        self.out(f"confirmed: {what}")
+        if self.recorder is None:
+            return
+        desk = self.loop.desk           # actions are confirmed once the table runs
+        board = sorted(desk.tiles) if isinstance(desk, Assistant) else None
+        for event in events:
+            if event.get("event") == "placed":
+                self.recorder.confirmed(event["tile"], board=board)
 
     def _controls(self) -> Any:
         from hardware.controls import ControlsUnavailable, open_controls
@@ -280,6 +312,8 @@ class Runner:
         return reason
 
     def close(self) -> None:
+        if self.recorder is not None:
+            self.recorder.close()
         self.speaker.close()
         self.controls.close()
         self.services.close()
@@ -305,7 +339,7 @@ def _stop(signum: int, frame: Any) -> None:
 
 
 def main(config: Config, players: list[str] | None, new: bool, headless: bool = False,
-         screen: bool = False, wait: float = 60.0) -> int:
+         screen: bool = False, wait: float = 60.0, record: Path | None = None) -> int:
     """``tabletop run``: the touchscreen app where there is a display and Kivy, else headless
     (printing lines as they come: a log or a terminal reads them live).
 
@@ -332,7 +366,7 @@ def main(config: Config, players: list[str] | None, new: bool, headless: bool = 
             return 1
     app = not headless and _display()
     runner = Runner(config, players, new, out=lambda line: print(line, flush=True),
-                    on_screen=app)
+                    on_screen=app, record=record)
     code = runner.run_app() if app else runner.run()
     if code == RESTART:
         # The journal is closed. A camera stuck in its driver may hang the interpreter's own

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from tabletop.errors import TabletopError
 
@@ -41,6 +42,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--screen", action="store_true",
                      help="the Pi's service: show the app on the desktop logged in on the "
                           "touchscreen, waiting for it to come up (exit 1 if none does)")
+    run.add_argument("--record", metavar="FOLDER", type=Path,
+                     help="with the players' consent: keep the camera's frames at each "
+                          "placement in FOLDER (a new folder), for `tabletop vision-report`")
     run.set_defaults(run=_run)
 
     shots = commands.add_parser(
@@ -74,7 +78,8 @@ def _run(args: argparse.Namespace) -> int:
 
     players = [name.strip(" ") for name in args.players.split(",")] if args.players else None
     try:
-        return main(load_config(), players, args.new, args.headless, args.screen)
+        return main(load_config(), players, args.new, args.headless, args.screen,
+                    record=args.record)
     except TabletopError:
         raise
     except ValueError as error:          # a device setting the hardware layer refused

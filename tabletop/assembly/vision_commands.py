@@ -1,5 +1,7 @@
 """The vision commands of DESIGN.md's contract: ``markers``, ``calibrate``, ``recognize``, ``watch``.
 
+``vision-report`` scores the recognizer on recordings of real tables.
+
 Part of the composition root: the ``calibration`` package (OpenCV) and the
 camera sources of ``hardware`` are imported only when one of these commands
 runs, so the engine never needs them.
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -50,6 +53,13 @@ def register(commands: Any) -> None:
     watch.add_argument("--hold", type=float, default=None,
                        help="seconds the board must be clear and still before a commit")
     watch.set_defaults(run=_watch)
+
+    report = commands.add_parser("vision-report",
+                                 help="score the recognizer on recordings of real tables")
+    report.add_argument("folders", nargs="+", metavar="FOLDER",
+                        help="recordings made by `tabletop run --record FOLDER`")
+    report.add_argument("--json", action="store_true", help="print the figures as JSON")
+    report.set_defaults(run=_vision_report)
 
 
 def _option(text: str) -> tuple[str, Any]:
@@ -190,3 +200,265 @@ def _frames(camera: Any, source: str, fps: float) -> Iterator[tuple[int, float, 
                 time.sleep(0.01)
                 continue
             yield frame.index, frame.index / fps if recorded else frame.timestamp, frame.image
+
+
+# --- vision-report -----------------------------------------------------------------------------
+#
+# A recording (calibration.recording) keeps a real table's frames at the moments that matter and
+# the placements its journal confirmed. A fresh Watcher is fed those frames and scored in
+# bench/vision.py's terms: cells read wrong on the after-frames (the truth: the journal's board
+# after that placement), placements committed against the labels, wrong commits, delays. What
+# the table's own camera did then (the labels' how, the commits it made) is scored beside it.
+
+#: Seconds a kept frame is shown again to the replay while the camera kept no other (the board
+#: stood still, or a hand stayed): the tracker decides within them (a doubt takes 3 s).
+HOLD_CAP = 4.0
+
+
+def _vision_report(args: argparse.Namespace) -> int:
+    from calibration.playback import read_recording
+    from calibration.recording import RecordingError
+
+    try:   # every recording read before anything is printed: a damaged one is one clear line
+        scored = [_scored(read_recording(folder)) for folder in args.folders]
+    except RecordingError as error:
+        print(f"tabletop: {error}", file=sys.stderr)
+        return EXIT_BAD
+    total = _total(scored)
+    if args.json:
+        print(json.dumps({"recordings": scored, "all": total}, indent=1))
+    else:
+        _print_report(scored, total)
+    return 0
+
+
+def _scored(recording: Any) -> dict[str, Any]:
+    """One recording's figures: the table's camera then (``live``), and the replay now."""
+    done = _replay(recording)
+    labels = recording.labels
+    commits = [(m["frame"], m["seconds"], m["tile"]) for m in recording.moments
+               if m["kind"] == "commit"]
+    doubts = [(m["frame"], m["seconds"], m["tile"]) for m in recording.moments
+              if m["kind"] == "doubt" and isinstance(m.get("tile"), str)]
+    how = {kind: sum(1 for label in labels if label["how"] == kind)
+           for kind in ("camera", "tapped", "unsure-confirmed")}
+    manifest = recording.manifest
+    return {"recording": str(recording.folder), "table": manifest.get("table", ""),
+            "rules": recording.calibration.rules, "created": manifest.get("created", ""),
+            "frames_kept": len({m["frame"] for m in recording.moments if m.get("file")}),
+            "frames_dropped": recording.dropped, "frames_replayed": done["fed"],
+            "placements": len(labels), "entered": how,
+            "live": _matched(labels, commits, doubts),
+            "replay": {**_matched(labels, done["commits"], done["doubts"]),
+                       "warnings": done["warnings"]},
+            "cells": _cells(done["boards"])}
+
+
+def _matched(labels: list[dict], commits: list[tuple], doubts: list[tuple]) -> dict[str, Any]:
+    """Commits against the labels, as bench/vision.py scores ``watch``.
+
+    A placement is committed correctly when its tile is committed once from
+    its after-frame (the hand gone) until the next placement's hand came; any
+    other commit is wrong. The delay runs from the after-frame. A placement
+    not committed but proposed as a doubt (``camera unsure: placed 10D?``) in
+    that time is ``asked``, counted apart: one CONFIRM accepts it.
+    """
+    used: set[int] = set()
+    asked: set[int] = set()
+    delays: list[float] = []
+    missed: list[str] = []
+    for number, label in enumerate(labels):
+        frame = label["frame"]
+        until = next((later["hand"] for later in labels[number + 1:] if later["frame"] not in
+                      (None, frame) and later["hand"] is not None), math.inf)
+
+        def first(found: list[tuple], taken: set[int]) -> int | None:
+            return next((k for k, (at, _, tile) in enumerate(found) if k not in taken
+                         and tile == label["tile"] and frame is not None and frame <= at < until),
+                        None)
+
+        hit = first(commits, used)
+        if hit is None:
+            doubt = first(doubts, asked)
+            if doubt is not None:
+                asked.add(doubt)
+            missed.append(label["tile"])
+            continue
+        used.add(hit)
+        seconds = commits[hit][1]
+        if seconds is not None and label["seconds"] is not None:
+            delays.append(round(seconds - label["seconds"], 3))
+    wrong = [commits[k][2] for k in range(len(commits)) if k not in used]
+    return {"correct": len(labels) - len(missed), "missed": missed, "wrong": len(wrong),
+            "wrong_tiles": wrong, "asked": len(asked), "asked_in_vain": len(doubts) - len(asked),
+            "delays": delays, **_delay_figures(delays)}
+
+
+def _delay_figures(delays: list[float]) -> dict[str, Any]:
+    ordered = sorted(delays)
+    if not ordered:
+        return {"p50_delay": None, "max_delay": None, "late": 0}
+    middle = len(ordered) // 2
+    p50 = ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+    return {"p50_delay": round(p50, 3), "max_delay": ordered[-1],
+            "late": sum(1 for d in ordered if d > 1.0)}
+
+
+def _cells(boards: list[dict]) -> dict[str, Any]:
+    cells = sum(board["cells"] for board in boards)
+    wrong = sum(board["false"] + board["missed"] for board in boards)
+    worst = sorted((b for b in boards if b["false"] or b["missed"]),
+                   key=lambda b: -(b["false"] + b["missed"]))[:5]
+    return {"boards": len(boards), "cells": cells,
+            "cell_error": wrong / cells if cells else None,
+            "false": sum(b["false"] for b in boards), "missed": sum(b["missed"] for b in boards),
+            "uncertain": sum(b["uncertain"] for b in boards) / cells if cells else None,
+            "read_not_clear": sum(1 for b in boards if not b["clear"]),
+            "worst": [{key: b[key] for key in ("frame", "false_cells", "missed_cells")}
+                      for b in worst]}
+
+
+def _total(scored: list[dict]) -> dict[str, Any]:
+    """The figures of every recording together."""
+    total: dict[str, Any] = {"recordings": len(scored),
+                             "placements": sum(s["placements"] for s in scored)}
+    for part in ("live", "replay"):
+        delays = [d for s in scored for d in s[part]["delays"]]
+        total[part] = {"correct": sum(s[part]["correct"] for s in scored),
+                       "missed": sum(len(s[part]["missed"]) for s in scored),
+                       "wrong": sum(s[part]["wrong"] for s in scored),
+                       "asked": sum(s[part]["asked"] for s in scored), **_delay_figures(delays)}
+    cells = sum(s["cells"]["cells"] for s in scored)
+    wrong = sum(s["cells"]["false"] + s["cells"]["missed"] for s in scored)
+    uncertain = sum((s["cells"]["uncertain"] or 0) * s["cells"]["cells"] for s in scored)
+    total["cells"] = {"boards": sum(s["cells"]["boards"] for s in scored), "cells": cells,
+                      "cell_error": wrong / cells if cells else None,
+                      "uncertain": uncertain / cells if cells else None}
+    return total
+
+
+def _print_report(scored: list[dict], total: dict) -> None:
+    def percent(value: float | None, digits: int) -> str:
+        return "n/a" if value is None else f"{100 * value:.{digits}f}%"
+
+    def delay(part: dict) -> str:
+        return "-" if part["p50_delay"] is None else \
+            f"{part['p50_delay']:.2f}/{part['max_delay']:.2f}"
+
+    print(f"{'recording':24s} {'placed':>6s} {'camera':>7s} {'wrong':>5s} {'replay':>7s} "
+          f"{'wrong':>5s} {'delay s':>9s} {'cell error':>10s} {'uncertain':>9s}")
+    rows = [(s["recording"], s) for s in scored]
+    if len(scored) > 1:
+        rows.append((f"all ({len(scored)} recordings)", total))
+    for name, s in rows:
+        live, again, cells = s["live"], s["replay"], s["cells"]
+        placed = s["placements"]
+        print(f"{name[-24:]:24s} {placed:6d} {live['correct']:>3d}/{placed:<3d} {live['wrong']:5d} "
+              f"{again['correct']:>3d}/{placed:<3d} {again['wrong']:5d} {delay(again):>9s} "
+              f"{percent(cells['cell_error'], 3):>10s} {percent(cells['uncertain'], 2):>9s}")
+    print("camera: placements the table's camera committed then; replay: those a fresh "
+          "recognizer commits now\n(delay: median/max seconds from the hand leaving; cells: "
+          "the after-frames against the journal's board)")
+    for s in scored:
+        entered = s["entered"]
+        notes = [(f"{entered['camera']} by the camera, {entered['unsure-confirmed']} "
+                  f"unsure-confirmed, {entered['tapped']} tapped")]
+        if s["frames_dropped"]:
+            notes.append(f"{s['frames_dropped']} frames not kept (the disk was slow or full)")
+        if s["replay"]["missed"]:
+            notes.append(f"replay missed {', '.join(s['replay']['missed'][:8])} (asked about "
+                         f"{s['replay']['asked']} of them)")
+        if s["replay"]["wrong_tiles"]:
+            notes.append(f"replay committed wrongly {', '.join(s['replay']['wrong_tiles'][:8])}")
+        for board in s["cells"]["worst"][:3]:
+            notes.append(f"frame {board['frame']}: tile on empty {board['false_cells'][:6]}, "
+                         f"tile missed {board['missed_cells'][:6]}")
+        print(f"{s['recording']}: " + "; ".join(notes))
+
+
+def _replay(recording: Any) -> dict[str, Any]:
+    """Feed a recording's kept frames, in order, to a fresh Watcher of its calibration.
+
+    The camera's frames between two kept ones are not in the recording: the
+    earlier is shown again in their place, at their times, for up to HOLD_CAP
+    seconds (the board stood still, or the hand stayed). One frame is in
+    memory at a time.
+    """
+    from calibration.recognize import Watcher
+
+    watcher = Watcher(recording.calibration)
+    truth = {label["frame"]: label["board"] for label in recording.labels
+             if label["frame"] is not None}
+    done: dict[str, Any] = {"commits": [], "doubts": [], "warnings": 0, "boards": [], "fed": 0}
+    last: tuple | None = None
+    shown: set[int] = set()
+    for moment in recording.moments:
+        kind = moment["kind"]
+        if kind == "restart":
+            _show_again(watcher, done, last, None, recording.fps)
+            watcher.restart()
+            last = None
+        elif kind == "expect":
+            watcher.expect(moment["board"])
+        elif moment.get("file") and moment["frame"] not in shown:
+            shown.add(moment["frame"])
+            _show_again(watcher, done, last, moment, recording.fps)
+            image = recording.image(moment)
+            _feed(watcher, done, moment["frame"], moment["seconds"], image, moment["file"])
+            if moment["frame"] in truth:
+                done["boards"].append(_board(watcher, moment["frame"], truth[moment["frame"]]))
+            last = (moment["frame"], moment["seconds"], image, moment["file"])
+    _show_again(watcher, done, last, None, recording.fps)
+    return done
+
+
+def _show_again(watcher: Any, done: dict, last: tuple | None, upcoming: dict | None,
+                fps: float) -> None:
+    """The last kept frame in place of the camera's frames until the upcoming kept one."""
+    if last is None:
+        return
+    index, seconds, image, name = last
+    step = 1.0 / fps
+    if upcoming is None:
+        count = math.ceil(HOLD_CAP * fps)
+    else:
+        gap = upcoming["frame"] - index
+        if gap <= 1:
+            return
+        span = upcoming["seconds"] - seconds
+        step = span / gap if span > 0 else step
+        count = min(gap - 1, math.ceil(HOLD_CAP / step))
+    for k in range(1, count + 1):
+        _feed(watcher, done, index + k, seconds + k * step, image, name)
+
+
+def _feed(watcher: Any, done: dict, index: int, seconds: float, image: Any, name: str) -> None:
+    from calibration.recording import RecordingError
+    from tabletop.errors import TabletopError
+    from tabletop.geometry.sightings import ChangesSeen, TileSeen
+    from tabletop.messages import Message
+
+    try:
+        decisions = watcher.feed(index, seconds, image)
+    except TabletopError as error:     # a frame of another size than the calibration's
+        raise RecordingError(Message("{file}: {error}", file=name, error=str(error))) from None
+    done["fed"] += 1
+    for decision in decisions:
+        if isinstance(decision, TileSeen):
+            done["commits"].append((index, seconds, decision.tile))
+        elif isinstance(decision, ChangesSeen):
+            done["warnings"] += 1
+        elif isinstance(getattr(decision, "tile", None), str):   # a tile proposed unsure of
+            done["doubts"].append((index, seconds, decision.tile))
+
+
+def _board(watcher: Any, frame: int, board: list[str]) -> dict[str, Any]:
+    """An after-frame's reading against the journal's board after its placement."""
+    seen, names = watcher.last, watcher.labels
+    cells = {label: number for number, label in enumerate(names)}
+    truth = {cells[label] for label in board if label in cells}
+    false, missed = seen.occupied - truth, truth - seen.occupied - seen.uncertain
+    return {"frame": frame, "cells": len(names), "false": len(false), "missed": len(missed),
+            "uncertain": len(seen.uncertain), "clear": bool(seen.clear),
+            "false_cells": [names[c] for c in sorted(false)],
+            "missed_cells": [names[c] for c in sorted(missed)]}

@@ -385,3 +385,39 @@ def test_when_the_power_stays_on_the_game_goes_on_recording(tmp_path):
         assert runner.journal.info(runner.services.game_id).actions == played + 1
     finally:
         runner.close()
+
+
+def test_run_records_the_table_with_consent_and_the_recording_can_be_scored(tmp_path, config):
+    """`tabletop run --record FOLDER`: said on the terminal, the manifest written and closed at
+    Ctrl-C, and `tabletop vision-report` reads what it kept; a folder in use is refused."""
+    import json as jsonlib
+
+    env = config('[table]\nplayers = ["Ann", "Bob", "Cy"]\n'
+                 '[camera]\nsource = "sim:acquire,seed=1,placements=2"\n[controls]\nkind = "mock"')
+    folder = tmp_path / "recording"
+    run = subprocess.Popen([sys.executable, "-m", "tabletop.cli", "run", "--headless", "--record",
+                            str(folder)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           env={**os.environ, **env, "PYTHONUNBUFFERED": "1"})
+    lines = []
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            line = run.stdout.readline()
+            lines.append(line.rstrip("\n"))
+            if not line or "of 3 seen" in line:
+                break
+        run.send_signal(signal.SIGINT)
+        rest, errors = run.communicate(timeout=30)
+    finally:
+        if run.poll() is None:
+            run.kill()
+    lines += rest.splitlines()
+    assert run.returncode == 0, errors
+    assert any(f"recording the camera's frames to {folder}" in line for line in lines), lines[:5]
+    manifest = jsonlib.loads((folder / "manifest.json").read_text())
+    assert manifest["closed"] is not None and manifest["table"]
+    report = tabletop("vision-report", str(folder))
+    assert report.returncode == 0, report.stderr
+    again = tabletop("run", "--headless", "--record", str(folder), env=env)
+    assert again.returncode == 2 and "is not an empty folder" in again.stderr
+    assert "Traceback" not in again.stderr
