@@ -343,8 +343,9 @@ def test_a_calibration_refused():
              "角落必須依 1A 12A 12I 1I 的順序點選（照盤面擺放的方向繞一圈）；這幾點交叉、摺疊或繞反了"),
             (image, [(40, 40), (44, 40), (44, 43), (40, 43)],
              "這些角落幾乎沒有圍出範圍：請點選四個角落格子的中心"),
-            (image, good, "校正影像中找不到標記 0, 1, 2, 3：四個標記都必須看得到"
-                          "（可用 `tabletop markers` 列印）")):
+            # A black picture: no marker is where the board would put it.
+            (image, good, "標記 0, 1, 2, 3 不在畫面中：請轉動相機或把它移遠一點，直到整個盤面和"
+                          "四個標記都入鏡")):
         with pytest.raises(TabletopError) as refused:
             calibrate(picture, taps)
         assert say(message_of(refused.value), ZH) == expected
