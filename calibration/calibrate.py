@@ -146,19 +146,24 @@ def refusal(missing: Sequence[MissingMarker]) -> Message:
     return said
 
 
+#: What markers missing for one reason are told, by that reason (the rest: not found).
+_TOGETHER = {
+    EDGE: lambda markers: Message("markers {markers} touch the edge of the picture: turn the "
+                                  "camera a little so that they show whole", markers=markers),
+    GLARE: lambda markers: Message("markers {markers} are washed out by glare: move the lamp "
+                                   "or tilt the board", markers=markers),
+    UNREADABLE: lambda markers: Message("markers {markers} are too small or blurred to read: "
+                                        "bring the camera closer or focus it", markers=markers),
+    OUTSIDE: lambda markers: Message("markers {markers} are not in the picture: turn the camera "
+                                     "or move it back until the whole board and its four "
+                                     "markers show", markers=markers),
+}
+
+
 def _together(reason: str, markers: str) -> Message:
-    if reason == EDGE:
-        return Message("markers {markers} touch the edge of the picture: turn the camera a "
-                       "little so that they show whole", markers=markers)
-    if reason == GLARE:
-        return Message("markers {markers} are washed out by glare: move the lamp or tilt the "
-                       "board", markers=markers)
-    if reason == UNREADABLE:
-        return Message("markers {markers} are too small or blurred to read: bring the camera "
-                       "closer or focus it", markers=markers)
-    if reason == OUTSIDE:
-        return Message("markers {markers} are not in the picture: turn the camera or move it "
-                       "back until the whole board and its four markers show", markers=markers)
+    said = _TOGETHER.get(reason)
+    if said is not None:
+        return said(markers)
     return Message("markers {markers} not found in the calibration image: all four must be "
                    "visible (print them with `tabletop markers`)", markers=markers)
 

@@ -114,15 +114,15 @@ def test_a_new_game_needs_its_seats(config):
     assert result.returncode == 2 and "needs 2 or more players: give --players" in result.stderr
 
 
-def test_run_sets_up_a_new_game_from_the_configured_seats_and_stops_cleanly(tmp_path, config):
-    env = config('[table]\nplayers = ["Ann", "Bob", "Cy"]\n'
-                 '[camera]\nsource = "sim:acquire,seed=1,placements=2"\n[controls]\nkind = "mock"')
-    run = subprocess.Popen([sys.executable, "-m", "tabletop.cli", "run", "--headless"], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, text=True,
+def _run_until_the_draw(env: dict, *args: str, seconds: float = 90):
+    """`tabletop run --headless ARGS` until the turn-order draw is on the screen, then Ctrl-C:
+    the process, every line it printed, and its standard error."""
+    run = subprocess.Popen([sys.executable, "-m", "tabletop.cli", "run", "--headless", *args],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                            env={**os.environ, **env, "PYTHONUNBUFFERED": "1"})
     lines = []
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
             line = run.stdout.readline()
             lines.append(line.rstrip("\n"))
@@ -134,6 +134,13 @@ def test_run_sets_up_a_new_game_from_the_configured_seats_and_stops_cleanly(tmp_
         if run.poll() is None:
             run.kill()
     lines += rest.splitlines()
+    return run, lines, errors
+
+
+def test_run_sets_up_a_new_game_from_the_configured_seats_and_stops_cleanly(tmp_path, config):
+    env = config('[table]\nplayers = ["Ann", "Bob", "Cy"]\n'
+                 '[camera]\nsource = "sim:acquire,seed=1,placements=2"\n[controls]\nkind = "mock"')
+    run, lines, errors = _run_until_the_draw(env)
     assert run.returncode == 0, errors
     assert lines[0].startswith("new game of Acquire") and lines[0].endswith("Ann, Bob, Cy")
     assert "screen: Each player draws a tile and places it: 0 of 3 seen  " \
@@ -395,23 +402,7 @@ def test_run_records_the_table_with_consent_and_the_recording_can_be_scored(tmp_
     env = config('[table]\nplayers = ["Ann", "Bob", "Cy"]\n'
                  '[camera]\nsource = "sim:acquire,seed=1,placements=2"\n[controls]\nkind = "mock"')
     folder = tmp_path / "recording"
-    run = subprocess.Popen([sys.executable, "-m", "tabletop.cli", "run", "--headless", "--record",
-                            str(folder)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           env={**os.environ, **env, "PYTHONUNBUFFERED": "1"})
-    lines = []
-    try:
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            line = run.stdout.readline()
-            lines.append(line.rstrip("\n"))
-            if not line or "of 3 seen" in line:
-                break
-        run.send_signal(signal.SIGINT)
-        rest, errors = run.communicate(timeout=30)
-    finally:
-        if run.poll() is None:
-            run.kill()
-    lines += rest.splitlines()
+    run, lines, errors = _run_until_the_draw(env, "--record", str(folder))
     assert run.returncode == 0, errors
     assert any(f"recording the camera's frames to {folder}" in line for line in lines), lines[:5]
     manifest = jsonlib.loads((folder / "manifest.json").read_text())
