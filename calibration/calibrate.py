@@ -1,6 +1,6 @@
 """Making a calibration: one image of the empty board and its four corner-cell centres.
 
-The corner cells' centres (DESIGN.md order: first label, last label of the
+The corner cells' centres (docs/design.md's order: first label, last label of the
 first row, last label, first label of the last row) fix where the grid lies
 in that image; the four markers seen in the same image are then measured in
 board units, so later frames find the grid from the markers alone.

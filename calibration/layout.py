@@ -75,7 +75,7 @@ class Layout:
         """Centres of ``geometry.corners()``: ``(4, 2)`` in the calibration order.
 
         First label, last label of the first row, last label, first label of
-        the last row (DESIGN.md): clockwise from the top left.
+        the last row (docs/design.md): clockwise from the top left.
         """
         return self.centres[list(self.geometry.corners())].copy()
 

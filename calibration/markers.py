@@ -1,6 +1,6 @@
 """The four ArUco markers stuck near the board's corners: images, the printable sheet, detection.
 
-DESIGN.md fixes the markers: dictionary ``DICT_4X4_50``, ids 0-3, stuck near
+docs/design.md fixes the markers: dictionary ``DICT_4X4_50``, ids 0-3, stuck near
 the board's four corners outside the grid. They only tell the vision code
 where the board has moved to; calibration measures where the grid lies
 relative to them, so any placement (and any id at any corner) works.
@@ -40,7 +40,7 @@ import numpy as np
 
 from tabletop.messages import Message
 
-#: The ArUco dictionary of the markers (DESIGN.md).
+#: The ArUco dictionary of the markers (docs/design.md).
 DICTIONARY = cv2.aruco.DICT_4X4_50
 #: Our ids. The sheet suggests 0 top-left, 1 top-right, 2 bottom-right,
 #: 3 bottom-left of the board; calibration must not rely on it.

@@ -6,7 +6,7 @@ tile. :class:`Watcher` feeds those readings to the stability tracker and
 gives its decisions as :mod:`tabletop.geometry.sightings` with cell labels
 (:class:`BoardSeen` the reference board, :class:`TileSeen` a commit,
 :class:`ChangesSeen` a warning with the cells it is about). :func:`watch`
-yields DESIGN.md's JSON lines from them (:func:`watch_line`):
+yields docs/design.md's JSON lines from them (:func:`watch_line`):
 ``{"frame": 41, "tile": "5C"}`` for each committed placement,
 ``{"frame": 12, "warning": "..."}`` for what it refused to commit, and
 ``{"frame": 52, "doubt": "10D", "reason": "unsure"}`` for a tile it would ask

@@ -347,7 +347,7 @@ class Truth:
     """What a frame really shows. Pixels are in the distorted image, as a detector sees them.
 
     ``centres[c]`` is cell ``c``'s centre; ``corners`` the four corner cells
-    (DESIGN.md's calibration order); ``markers`` every marker's corners
+    (docs/design.md's calibration order); ``markers`` every marker's corners
     (OpenCV's order) whether visible or not, ``hidden_markers`` those partly
     covered or out of the frame. ``clear`` is False when a hand, arm or cup is
     over any part of the grid; ``covered`` the cells whose centre region (a

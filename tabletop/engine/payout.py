@@ -1,4 +1,4 @@
-"""Stockholder bonuses: the one algorithm of RULES.md section 1.4.
+"""Stockholder bonuses: the one algorithm of docs/rules.md (Bonuses).
 
 >>> share_bonuses({"Ann": 5, "Bob": 5, "Cy": 2}, bonuses=(6000, 3000), sole=6000 + 3000, rounding=100)
 {'Ann': 4500, 'Bob': 4500}

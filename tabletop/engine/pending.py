@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-#: Every kind of decision a game may wait for (DESIGN.md's ``pending.kind``): the
+#: Every kind of decision a game may wait for (docs/design.md's ``pending.kind``): the
 #: state JSON's contract, hence plain strings, typed for a checker's sake.
 PendingKind = Literal["place", "found", "survivor", "next_defunct", "market", "dispose", "buy",
                       "closing"]

@@ -519,7 +519,7 @@ def _options(data: Mapping[str, Any]) -> dict[str, Option]:
         except IllegalAction as error:
             raise RulesFileError(f"{where}.default: {error}") from None
         options[name] = option
-    # Every rule set carries these (RULES.md section 4 and the merger's choices);
+    # Every rule set carries these (docs/rules.md, Options, and the merger's choices);
     # two_player_market and end_size only where the game has them.
     for required in ("bonus_mode", "founder_when_sold_out", "defunct_order",
                      "disclosure", "agreed_end", "incorrect_placement"):

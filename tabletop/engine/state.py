@@ -1,4 +1,4 @@
-"""The state JSON of DESIGN.md, and the disclosure levels as views of it.
+"""The state JSON of docs/design.md, and the disclosure levels as views of it.
 
 ``state_json(game)`` is everything (virtual-mode hands included): what
 ``tabletop replay`` prints. ``view(state, level)`` is what a shared screen may
@@ -28,7 +28,7 @@ LEVELS = values(Disclosure)
 
 
 def state_json(game: Game) -> dict[str, Any]:
-    """The full state of ``game`` as DESIGN.md's state JSON."""
+    """The full state of ``game`` as docs/design.md's state JSON."""
     rules, names = game.rules, game.names
     chain_names = [chain.name for chain in rules.chains]
     labels = game.geometry.labels

@@ -4,7 +4,7 @@ A player short of cash for the shares they want may hand shares back to the
 bank at their current price, only as many as needed. Their cash goes first;
 what the traded shares raise beyond the shortfall is paid back as change, and
 the change must be worth less than any one traded share (else that share was
-not needed and is kept). RULES.md section 2.
+not needed and is kept). docs/rules.md (MEGAcquire GOLD).
 
 >>> change_after_trade(cash=0, cost=30, traded={"Regal": (6, 5)})   # the rulebook's example
 0

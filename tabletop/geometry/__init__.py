@@ -42,7 +42,7 @@ def _quadrants(board: Mapping[str, Any], options: Mapping[str, Any]) -> Geometry
 
 
 def _offset(options: Mapping[str, Any]) -> str:
-    # The rulebooks do not say which rows are shoved right (RULES.md section 2),
+    # The rulebooks do not say which rows are shoved right (docs/rules.md, MEGAcquire GOLD),
     # so it is a game option with the shipped default.
     return options.get("hex_offset", "odd-r")
 

@@ -119,7 +119,7 @@ class Geometry:
         raise NotImplementedError
 
     def corners(self) -> tuple[int, int, int, int]:
-        """The four corner cells in calibration order (DESIGN.md, vision contract).
+        """The four corner cells in calibration order (docs/design.md, the vision commands).
 
         First label, last label of the first row, last label, first label of
         the last row: clockwise from the top left of the grid as it lies.

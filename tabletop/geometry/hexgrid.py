@@ -1,6 +1,6 @@
 """Hex boards: MEGAcquire GOLD's 182 hexes and ACQUISITIONS' four quadrants.
 
-Both are pointy-top hexes in offset rows (RULES.md sections 2 and 3). The
+Both are pointy-top hexes in offset rows (docs/rules.md, MEGAcquire GOLD and ACQUISITIONS). The
 rulebooks do not say which rows are shoved right by half a hex, so that is the
 game option ``hex_offset``: ``"odd-r"`` shoves rows B, D, ... (row index 1,
 3, ...), ``"even-r"`` shoves rows A, C, .... A hex touches the two beside it

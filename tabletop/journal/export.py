@@ -9,7 +9,7 @@
 >>> print(to_csv(7, lines), end="")
 game,player,seat,chain,kind,shares,amount
 
-- ``jsonl``: the table script of DESIGN.md as the journal confirmed it, ``undo``
+- ``jsonl``: the table script of docs/design.md as the journal confirmed it, ``undo``
   lines included (``clean=True``: without the undone actions and the undos).
   ``tabletop replay`` gives back the same state.
 - ``json``: the game's entry (id, table, rules, players, times), the setup,
