@@ -17,26 +17,32 @@ from typing import TYPE_CHECKING, Sequence
 from tabletop.errors import TabletopError
 
 if TYPE_CHECKING:
+    from tabletop.engine.random_play import SimulationReport
     from tabletop.journal.journal import Journal
 
 EXIT_ILLEGAL = 2
 EXIT_INVALID = 1   # verify: the slip's signature does not hold
+EXIT_STOPPED = 130  # Ctrl-C, as a shell reports a command SIGINT ended (128 + 2)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _parser()
-    args = parser.parse_args(argv)
     try:
+        args = _parser().parse_args(argv)
         return args.run(args)
     except TabletopError as error:
         print(f"tabletop: {error}", file=sys.stderr)
         return EXIT_ILLEGAL
     except BrokenPipeError:
         return 0
+    except KeyboardInterrupt:   # Ctrl-C: whatever a command keeps is already written
+        print("tabletop: stopped", file=sys.stderr)
+        return EXIT_STOPPED
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    from tabletop.arguments import Parser
+
+    parser = Parser(
         prog="tabletop", description="Banker and stock broker for Acquire-family board games.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -243,11 +249,14 @@ def _export(args: argparse.Namespace) -> int:
 
 def _slip(args: argparse.Namespace) -> int:
     from tabletop.assembly.config import load_config
-    from tabletop.journal.slip import load_key, make_slip, slip_text, table_key
+    from tabletop.journal.slip import load_key, sign, slip_data, slip_text, table_key
 
-    key = load_key(args.key) if args.key else table_key(load_config().data_dir)
     with _reading(args.journal) as journal:
-        slip = make_slip(journal, args.game, key)
+        # The game is read before the key: without a journal or a finished game
+        # nothing is made (not the data folder, not the table's key).
+        body = slip_data(journal.info(args.game), journal.lines(args.game))
+        key = load_key(args.key) if args.key else table_key(load_config().data_dir)
+        slip = sign(body, key)
     text = json.dumps(slip, indent=2, ensure_ascii=False) + "\n"
     if args.out:
         keep = _table_files(journal.path) + ([Path(args.key)] if args.key else [])
@@ -339,6 +348,10 @@ def _rules(args: argparse.Namespace) -> int:
     from tabletop.engine.info_card import information_card
     from tabletop.engine.ruleset import available_rules, load_rules
 
+    if args.name is None and args.mode is not None:
+        print(f"tabletop: --mode needs a rule set: tabletop rules NAME --mode {args.mode}, "
+              f"NAME one of {', '.join(available_rules())}", file=sys.stderr)
+        return EXIT_ILLEGAL
     if args.name is None:
         for name in available_rules():
             rules = load_rules(name)
@@ -356,13 +369,11 @@ def _rules(args: argparse.Namespace) -> int:
 
 
 def _simulate(args: argparse.Namespace) -> int:
-    from tabletop.engine.random_play import simulate
-
     if args.games < 1:
         print("tabletop: --games must be at least 1", file=sys.stderr)
         return EXIT_ILLEGAL
     options = dict(_option(text) for text in args.option)
-    report = simulate(args.rules, args.games, args.players, args.seed, options)
+    report = _simulated(args, options)
     game = report.last
     print(f"{report.games} games of {args.rules} with {args.players} players in "
           f"{report.seconds:.2f} s: {report.games_per_second:.0f} games/s, "
@@ -371,6 +382,33 @@ def _simulate(args: argparse.Namespace) -> int:
     for seat, rank in game.standings:
         print(f"  {rank}. {game.names[seat]:8} {game.rules.money(game.cash[seat])}")
     return 0
+
+
+def _simulated(args: argparse.Namespace, options: dict) -> SimulationReport:
+    """The games of ``simulate`` (as the engine's ``simulate``), with a bar on a terminal;
+    on Ctrl-C, says how many were finished before it stops."""
+    import time
+
+    from tabletop.engine.random_play import SimulationReport, play_random_game
+    from tabletop.engine.ruleset import load_rules
+    from tabletop.progress import Progress
+
+    rules = load_rules(args.rules)
+    names = [f"P{seat + 1}" for seat in range(args.players)]
+    started, actions, finished = time.perf_counter(), 0, 0
+    with Progress(args.games, "games", "simulate") as bar:
+        try:
+            for number in range(args.games):
+                game = play_random_game(rules, names, args.seed + number, options)
+                actions, finished = actions + len(game.history), number + 1
+                bar.advance(finished)
+        except KeyboardInterrupt:
+            bar.close()
+            seconds = time.perf_counter() - started
+            print(f"tabletop: simulate finished {finished:,} of {args.games:,} games in "
+                  f"{seconds:.1f} s", file=sys.stderr)
+            raise
+    return SimulationReport(args.games, time.perf_counter() - started, actions, game)
 
 
 def _config(args: argparse.Namespace) -> int:

@@ -26,6 +26,7 @@ None camera dir:... end of folder
 
 from __future__ import annotations
 
+import difflib
 import importlib.util
 import os
 from collections.abc import Callable
@@ -80,13 +81,34 @@ def open_camera(source: str | None = None, **options: Any) -> Camera:
     ValueError: unknown camera source 'webcam:1'; known sources: dir:, file:, picamera2, ...
     """
     source = source or default_source()
-    prefix = source.partition(":")[0]
-    factory = SOURCES.get(prefix)
-    if factory is None:
-        known = ", ".join(k if k == "picamera2" else f"{k}:" for k in sorted(SOURCES))
-        raise ValueError(f"unknown camera source {source!r}; known sources: {known} "
+    check_source(source)
+    return SOURCES[source.partition(":")[0]](source, **options)
+
+
+def check_source(source: str) -> None:
+    """ValueError, naming the known kinds and the likeliest one, for a source no backend takes.
+
+    >>> check_source("usbb:0")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: unknown camera source 'usbb:0' (did you mean usb:?); known sources: dir:, ...
+    >>> check_source("usb:x")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: camera source 'usb:x': usb: takes a device number or path (usb:0, ...), not 'x'
+    """
+    prefix, _, target = source.partition(":")
+    if prefix not in SOURCES:
+        def shown(kind: str) -> str:
+            return kind if kind == "picamera2" else f"{kind}:"
+
+        close = difflib.get_close_matches(prefix, list(SOURCES), n=1, cutoff=0.6)
+        hint = f" (did you mean {shown(close[0])}?)" if close else ""
+        known = ", ".join(shown(kind) for kind in sorted(SOURCES))
+        raise ValueError(f"unknown camera source {source!r}{hint}; known sources: {known} "
                          "(e.g. usb:0, file:game.mp4, dir:frames/)")
-    return factory(source, **options)
+    # Any other usb: target would be handed to OpenCV as a file name and retried for ever.
+    if prefix == "usb" and target and not target.isdigit() and "/" not in target:
+        raise ValueError(f"camera source {source!r}: usb: takes a device number or path "
+                         f"(usb:0, usb:/dev/video0, usb:/dev/v4l/by-id/...), not {target!r}")
 
 
 __all__ = [
@@ -107,6 +129,7 @@ __all__ = [
     "Recovery",
     "UsbCamera",
     "as_bgr",
+    "check_source",
     "default_source",
     "open_camera",
 ]

@@ -24,17 +24,22 @@ def register(commands: Any) -> None:
     """Add the vision commands to the ``tabletop`` command line's sub-parsers."""
     markers = commands.add_parser("markers", help="write a printable sheet of the four board markers")
     markers.add_argument("--out", required=True, metavar="FILE",
-                         help="markers.png or markers.svg (both are written)")
+                         help="markers.png, markers.svg or markers: markers.png and markers.svg "
+                              "are both written (a folder: FOLDER/markers.png and .svg)")
     markers.add_argument("--size-mm", type=float, default=40.0, help="printed side of a marker")
     markers.set_defaults(run=_markers)
 
-    calibrate = commands.add_parser("calibrate", help="calibrate the camera to the empty board")
+    calibrate = commands.add_parser("calibrate", help="calibrate the camera to the empty board",
+                                    formatter_class=_CalibrateHelp)
     calibrate.add_argument("--rules", default="acquire")
     calibrate.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                            help="a rule option that shapes the board, e.g. hex_offset=even-r")
     calibrate.add_argument("--image", required=True, help="a picture of the empty board")
     calibrate.add_argument("--corners", required=True, metavar='"x,y x,y x,y x,y"',
-                           help="pixel centres of the four corner cells, in board order")
+                           help="pixel centres of the board's four corner cells in this "
+                                "order: the first label, the last of the first row, the last "
+                                "label, the first of the last row (clockwise from the top left "
+                                "as the labels read): " + CORNER_ORDERS)
     calibrate.add_argument("--out", required=True, help="the calibration file to write")
     calibrate.set_defaults(run=_calibrate)
 
@@ -70,25 +75,82 @@ def _option(text: str) -> tuple[str, Any]:
         return name, value
 
 
-def _image(path: str):
-    import cv2
+#: In the calibrate command's help, replaced by each rule set's corners when the help is shown
+#: (read from the geometry: the help then never disagrees with what calibrate checks).
+CORNER_ORDERS = "{corner orders}"
 
-    image = cv2.imread(path, cv2.IMREAD_COLOR)
+
+class _CalibrateHelp(argparse.HelpFormatter):
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = super()._get_help_string(action) or ""
+        return text.replace(CORNER_ORDERS, _corner_orders()) if CORNER_ORDERS in text else text
+
+
+def _corner_orders() -> str:
+    """``acquire 1A 12A 12I 1I; ...``: every rule set's corner cells in calibration order."""
+    from tabletop.engine.ruleset import available_rules, load_rules
+
+    orders = []
+    for name in available_rules():
+        rules = load_rules(name)
+        geometry = rules.geometry_for(rules.resolve_options({}))
+        orders.append(f"{name} " + " ".join(geometry.labels[c] for c in geometry.corners()))
+    return "; ".join(orders)
+
+
+class _NotAnImage(Exception):
+    """An image file that cannot be used; the message says why."""
+
+
+def _image(path: str):
+    """The picture at ``path`` (BGR), checked and decoded without OpenCV's own warnings
+    (they would come before, and say less than, the message given here)."""
+    import os
+    import stat
+
+    import cv2
+    import numpy as np
+
+    try:
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode):   # a FIFO would block, a folder cannot be read
+            what = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
+            raise _NotAnImage(f"{path} is {what}: give the path of a picture (.png, .jpg)")
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise _NotAnImage(f"no such image: {path}") from None
+    except OSError as error:
+        raise _NotAnImage(f"cannot read {path}: {error.strerror}") from None
+    level = cv2.utils.logging.getLogLevel()
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
+    try:
+        image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    finally:
+        cv2.utils.logging.setLogLevel(level)
     if image is None:
-        raise FileNotFoundError(f"cannot read {path} as an image")
+        raise _NotAnImage(f"cannot read {path} as an image: it is not a picture (PNG, JPEG) "
+                          "or it is damaged")
     return image
 
 
 def _markers(args: argparse.Namespace) -> int:
     from calibration.markers import instructions, write_sheet
 
+    out = Path(args.out)
+    if out.is_dir():
+        out = out / "markers.png"
+    elif out.suffix.lower() not in ("", ".png", ".svg"):
+        print(f"tabletop: markers writes the sheet as PNG and SVG, not {out.suffix}: give "
+              f"--out {out.with_suffix('.png')} ({out.with_suffix('.png').name} and "
+              f"{out.with_suffix('.svg').name} are written); nothing was written", file=sys.stderr)
+        return EXIT_BAD
     try:
-        paths = write_sheet(Path(args.out), args.size_mm)
+        png, svg = write_sheet(out, args.size_mm)
     except (ValueError, OSError) as error:
         print(f"tabletop: {error}", file=sys.stderr)
         return EXIT_BAD
-    for path in paths:
-        print(f"wrote {path}")
+    print(f"wrote {png} (the sheet to print, 300 dpi)")
+    print(f"wrote {svg} (the same sheet, exact at any printer's resolution)")
     for line in instructions(args.size_mm):
         print(line)
     return 0
@@ -99,7 +161,7 @@ def _calibrate(args: argparse.Namespace) -> int:
 
     try:
         image = _image(args.image)
-    except FileNotFoundError as error:
+    except _NotAnImage as error:
         print(f"tabletop: {error}", file=sys.stderr)
         return EXIT_BAD
     options = dict(_option(text) for text in args.option)
@@ -124,7 +186,7 @@ def _recognize(args: argparse.Namespace) -> int:
     for path in args.images:
         try:
             seen = Recognizer(calibration).read(_image(path))
-        except FileNotFoundError as error:
+        except _NotAnImage as error:
             print(f"tabletop: {error}", file=sys.stderr)
             failed += 1
             continue
@@ -161,8 +223,6 @@ def _watch(args: argparse.Namespace) -> int:
         frames = _frames(camera, args.source, args.fps)
         for line in watch(frames, calibration, HOLD if args.hold is None else args.hold):
             print(json.dumps(line), flush=True)
-    except KeyboardInterrupt:
-        return 0
     except ValueError as error:  # a recording that cannot be read
         print(f"tabletop: {error}", file=sys.stderr)
         return EXIT_BAD
@@ -185,20 +245,26 @@ def _frames(camera: Any, source: str, fps: float) -> Iterator[tuple[int, float, 
     """(index, seconds, image) from an unopened camera; recordings are timed by ``fps``."""
     recorded = source.startswith(RECORDED)
     reported = None
+    given = False
     with camera:
         while True:
             frame = camera.read()
             if frame is None:
+                if camera.ended and not given:   # an empty folder, a file with no video
+                    why = "the folder holds no images (.png, .jpg)" if source.startswith("dir:") \
+                        else "it is not a video OpenCV can read, or it is empty"
+                    raise ValueError(f"{source} gave no frames: {why}")
                 if camera.ended:
                     return
                 if recorded and camera.status.state == "fault":
-                    # A recording that cannot be opened will not appear by waiting.
-                    raise ValueError(camera.status.message)
+                    # A recording that cannot be opened will not appear by waiting: no retry.
+                    raise ValueError(str(camera.status.message).removesuffix("; retrying"))
                 if camera.status.message != reported:
                     reported = camera.status.message
                     print(f"tabletop: {reported}", file=sys.stderr)
                 time.sleep(0.01)
                 continue
+            given = True
             yield frame.index, frame.index / fps if recorded else frame.timestamp, frame.image
 
 

@@ -14,12 +14,17 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    env = dict(os.environ)
+def environment(**more: str) -> dict[str, str]:
+    env = {**os.environ, **more}
     # Works whether or not the package is installed: import it from this checkout.
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    return env
+
+
+def run(*args: str, stdin: str | None = None, **env: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "tabletop", *args], input=stdin,
-                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+                          capture_output=True, text=True, cwd=ROOT, env=environment(**env),
+                          timeout=120)
 
 
 # --- rules -------------------------------------------------------------------------
@@ -210,3 +215,130 @@ def test_replay_refuses_a_file_that_is_not_text(tmp_path):
     result = run("replay", str(script))
     assert result.returncode == 2
     assert "not UTF-8" in result.stderr and "Traceback" not in result.stderr
+
+
+# --- bad input and Ctrl-C (issue 19) -------------------------------------------------------
+
+def test_rules_refuses_a_mode_without_a_rule_set():
+    result = run("rules", "--mode", "tycoon")
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith("tabletop: --mode needs a rule set: "
+                                    "tabletop rules NAME --mode tycoon, NAME one of acquire")
+    assert "Traceback" not in result.stderr
+
+
+def test_slip_without_a_journal_says_so_and_creates_nothing(tmp_path):
+    data = tmp_path / "data"
+    result = run("slip", "1", TABLETOP_DATA=str(data),
+                 TABLETOP_CONFIG=str(tmp_path / "no-config.toml"))
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr == f"tabletop: no journal at {data / 'journal.db'}: " \
+                            "no game has been recorded there yet\n"
+    assert not data.exists()          # no data folder, no slip.key in it
+
+
+def on_terminal(*args: str, interrupt_at: bytes | None = None) -> tuple[int, str, bytes]:
+    """``tabletop ARGS`` with standard error on a pseudo-terminal (standard output piped):
+    (exit status, standard output, what the terminal showed). With ``interrupt_at``, Ctrl-C
+    (SIGINT) is sent as soon as the terminal shows those bytes."""
+    import pty
+    import select
+    import signal
+
+    master, slave = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "tabletop", *args], cwd=ROOT,
+                               env=environment(), stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    shown, sent = b"", False
+    try:
+        while select.select([master], [], [], 120)[0]:   # a guard against a hang, not a wait
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:              # EIO: the process closed the terminal (it ended)
+                break
+            if not chunk:
+                break
+            shown += chunk
+            if interrupt_at is not None and not sent and interrupt_at in shown:
+                process.send_signal(signal.SIGINT)
+                sent = True
+        stdout = process.communicate(timeout=120)[0].decode()
+    finally:
+        os.close(master)
+        if process.poll() is None:
+            process.kill()
+    assert interrupt_at is None or sent, shown
+    return process.returncode, stdout, shown
+
+
+def test_ctrl_c_in_a_long_simulate_says_how_many_games_it_finished_and_exits_130():
+    status, stdout, shown = on_terminal("simulate", "--games", "100000",
+                                        interrupt_at=b" games/s ")
+    text = shown.decode()
+    assert status == 130, text
+    assert stdout == ""
+    finished = re.search(r"tabletop: simulate finished ([\d,]+) of 100,000 games in [\d.]+ s\r?\n"
+                         r"tabletop: stopped\r?\n$", text)
+    assert finished, text
+    assert 1 <= int(finished[1].replace(",", "")) < 100000
+    assert "Traceback" not in text and "KeyboardInterrupt" not in text
+
+
+def test_simulate_shows_a_progress_bar_on_a_terminal_and_none_when_piped():
+    status, stdout, shown = on_terminal("simulate", "--games", "300", "--seed", "3")
+    text = shown.decode()
+    assert status == 0, text
+    bar = re.search(r"simulate \[#{20}\]  300/300 games  [\d,]+ games/s  0 s left", text)
+    assert bar, text
+    assert text.endswith("\r\x1b[K")        # erased at the end: the report stands alone
+    assert stdout.startswith("300 games of acquire with 4 players in ")
+    piped = run("simulate", "--games", "300", "--seed", "3")
+    assert piped.returncode == 0 and piped.stderr == ""
+    assert "\r" not in piped.stdout and "games/s  " not in piped.stdout
+    assert standings(piped.stdout) == standings(stdout)
+
+
+#: Arguments each command can be parsed with; every command of ``tabletop --help`` is here.
+PARSEABLE = {
+    "replay": [], "games": [], "check": [], "export": ["1"], "slip": ["1"], "verify": ["s"],
+    "rules": [], "config": [], "simulate": [], "markers": ["--out", "m.png"],
+    "calibrate": ["--image", "e.png", "--corners", "1,1 2,1 2,2 1,2", "--out", "t.json"],
+    "recognize": ["--calibration", "t.json", "f.png"], "watch": ["--source", "sim"],
+    "vision-report": ["folder"], "demo": [], "run": [], "screenshots": ["--out", "folder"],
+}
+
+
+def test_ctrl_c_in_any_command_exits_130_with_one_line(monkeypatch, capsys):
+    import argparse
+
+    from tabletop import cli
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    parser = cli._parser()
+    commands = next(action for action in parser._actions
+                    if isinstance(action, argparse._SubParsersAction))
+    assert set(commands.choices) == set(PARSEABLE)
+    for sub in commands.choices.values():
+        sub.set_defaults(run=interrupted)
+    monkeypatch.setattr(cli, "_parser", lambda: parser)
+    for name, arguments in PARSEABLE.items():
+        assert cli.main([name, *arguments]) == 130, name
+        out, err = capsys.readouterr()
+        assert (out, err) == ("", "tabletop: stopped\n"), name
+
+
+def test_ctrl_c_while_replay_reads_its_script_exits_130(monkeypatch, capsys):
+    from tabletop.cli import main
+
+    class Keyboard:
+        class buffer:
+            @staticmethod
+            def read(size: int) -> bytes:
+                raise KeyboardInterrupt
+
+    monkeypatch.setattr(sys, "stdin", Keyboard)
+    assert main(["replay", "-"]) == 130
+    assert capsys.readouterr() == ("", "tabletop: stopped\n")

@@ -9,6 +9,7 @@ standard error, exit status 2, and nothing written.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -108,7 +109,8 @@ def bad_calibrations(setup, folder: Path):
     crossed = corners_text(setup.empty.truth.corners[[0, 2, 1, 3]])
     return [
         ("unreadable image", ["--image", text, "--corners", good], "cannot read"),
-        ("missing image", ["--image", folder / "nowhere.png", "--corners", good], "cannot read"),
+        ("missing image", ["--image", folder / "nowhere.png", "--corners", good],
+         f"no such image: {folder / 'nowhere.png'}"),
         ("corners crossed", ["--image", image, "--corners", crossed], "order 1A 12A 12I 1I"),
         ("three corners", ["--image", image, "--corners", "1,2 3,4 5,6"], "four x,y"),
         ("unknown rules", ["--image", image, "--corners", good, "--rules", "monopoly"],
@@ -253,3 +255,117 @@ def test_watch_refuses_a_folder_that_does_not_exist(game, capsys, tmp_path):
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
     assert status == 2 and "nowhere" in err and out == ""
+
+
+# --- bad input, as a user meets it (issue 19) --------------------------------------------
+
+def tabletop(*argv: str, **env: str) -> subprocess.CompletedProcess:
+    """``python -m tabletop ARGV`` as a separate process: what a terminal would show."""
+    return subprocess.run([sys.executable, "-m", "tabletop", *map(str, argv)], cwd=ROOT,
+                          env={**os.environ, **env}, capture_output=True, text=True,
+                          timeout=120, check=False)
+
+
+def test_markers_refuses_an_extension_it_cannot_write_and_writes_nothing(capsys, tmp_path):
+    status, out, err = run(capsys, "markers", "--out", tmp_path / "m.jpg")
+    assert status == 2 and out == ""
+    assert err == (f"tabletop: markers writes the sheet as PNG and SVG, not .jpg: give --out "
+                   f"{tmp_path / 'm.png'} (m.png and m.svg are written); nothing was written\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_markers_into_a_folder_or_under_a_bare_name_says_what_it_wrote(capsys, tmp_path):
+    status, out, _ = run(capsys, "markers", "--out", tmp_path)
+    assert status == 0
+    assert out.splitlines()[:2] == [
+        f"wrote {tmp_path / 'markers.png'} (the sheet to print, 300 dpi)",
+        f"wrote {tmp_path / 'markers.svg'} (the same sheet, exact at any printer's resolution)"]
+    status, out, _ = run(capsys, "markers", "--out", tmp_path / "sheet")
+    assert status == 0 and out.startswith(f"wrote {tmp_path / 'sheet.png'} (")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "markers.png", "markers.svg", "sheet.png", "sheet.svg"]
+
+
+def test_calibrate_checks_the_image_before_opencv_reads_it(tmp_path):
+    corners = ["--corners", "10,10 90,10 90,60 10,60", "--out", tmp_path / "t.json"]
+    missing = tabletop("calibrate", "--image", tmp_path / "nowhere.png", *corners)
+    assert (missing.returncode, missing.stdout) == (2, "")
+    assert missing.stderr == f"tabletop: no such image: {tmp_path / 'nowhere.png'}\n"
+    # A PNG cut short: OpenCV would warn about its buffer before any message of ours.
+    whole = cv2.imencode(".png", np.full((60, 100, 3), 90, np.uint8))[1].tobytes()
+    cut = tmp_path / "cut.png"
+    cut.write_bytes(whole[:len(whole) // 2])
+    damaged = tabletop("calibrate", "--image", cut, *corners)
+    assert (damaged.returncode, damaged.stdout) == (2, "")
+    assert damaged.stderr == (f"tabletop: cannot read {cut} as an image: it is not a picture "
+                              "(PNG, JPEG) or it is damaged\n")
+    folder = tabletop("calibrate", "--image", tmp_path, *corners)
+    assert folder.stderr == (f"tabletop: {tmp_path} is a folder: give the path of a picture "
+                             "(.png, .jpg)\n")
+    assert not (tmp_path / "t.json").exists()
+
+
+def test_calibrate_help_names_the_corners_order_of_every_rule_set():
+    done = tabletop("calibrate", "--help", COLUMNS="1000")     # no line wrapped
+    assert done.returncode == 0
+    assert ("in this order: the first label, the last of the first row, the last label, the "
+            "first of the last row (clockwise from the top left as the labels read): acquire "
+            "1A 12A 12I 1I; acquisitions 1/A-1 2/A-6 4/E-6 3/E-1; megacquire-gold A-1 A-13 "
+            "N-13 N-1\n") in done.stdout
+    text = done.stdout
+    assert "board order" not in text
+
+
+def test_watch_names_an_unknown_rule_set_of_a_sim_source_without_a_traceback():
+    done = tabletop("watch", "--source", "sim:acquir")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == ("tabletop: sim:acquir: unknown rule set 'acquir': did you mean "
+                           "acquire? (rule sets: acquire, acquisitions, megacquire-gold)\n")
+
+
+@pytest.mark.parametrize("source, message", [
+    ("sim:acquire,seed=x", "sim:acquire,seed=x: seed must be a whole number, got 'x'"),
+    ("sim:acquire,seed=-1", "sim:acquire,seed=-1: seed must be 0 or more, got '-1'"),
+    ("sim:acquire,placements=0", "sim:acquire,placements=0: placements must be 1 or more, "
+                                 "got '0'"),
+    ("sim:acquire,fps=0", "sim:acquire,fps=0: fps must be a number above 0, got '0'"),
+    ("sim:acquire,sed=3", "sim:acquire,sed=3: unknown setting 'sed': did you mean seed? "
+                          "(sim:RULES,seed=N,placements=N,fps=N, e.g. sim:acquire,seed=3)"),
+    ("sim:monopoly", "sim:monopoly: unknown rule set 'monopoly' (rule sets: acquire, "
+                     "acquisitions, megacquire-gold)"),
+    ("webcam", "unknown camera source 'webcam'; known sources: dir:, file:, picamera2, sim:, "
+               "usb: (e.g. usb:0, file:game.mp4, dir:frames/)"),
+    ("usbb:0", "unknown camera source 'usbb:0' (did you mean usb:?); known sources: dir:, "
+               "file:, picamera2, sim:, usb: (e.g. usb:0, file:game.mp4, dir:frames/)"),
+    ("usb:x", "camera source 'usb:x': usb: takes a device number or path (usb:0, "
+              "usb:/dev/video0, usb:/dev/v4l/by-id/...), not 'x'"),
+])
+def test_watch_refuses_a_source_it_cannot_use_and_says_what_to_write(capsys, source, message):
+    status, out, err = run(capsys, "watch", "--source", source)
+    assert (status, out, err) == (2, "", f"tabletop: {message}\n")
+
+
+def test_watch_of_an_empty_folder_says_it_gave_no_frames(game, capsys, tmp_path):
+    _, calibration, _ = game
+    status, out, err = run(capsys, "watch", "--calibration", calibration,
+                           "--source", f"dir:{tmp_path}")
+    assert (status, out) == (2, "")
+    assert err == f"tabletop: dir:{tmp_path} gave no frames: the folder holds no images " \
+                  "(.png, .jpg)\n"
+
+
+def test_ctrl_c_stops_watch_with_one_line_and_status_130():
+    process = subprocess.Popen([sys.executable, "-m", "tabletop", "watch", "--source",
+                                "sim:acquire,seed=3"], cwd=ROOT, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        first = process.stdout.readline()           # it is watching: a decision came
+        process.send_signal(signal.SIGINT)
+        rest, err = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert json.loads(first)["frame"] >= 0
+    assert process.returncode == 130
+    assert err == "tabletop: stopped\n"
+    assert all(json.loads(line) for line in rest.splitlines())
