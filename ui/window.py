@@ -139,6 +139,9 @@ def configure(windowed: bool = False, size: tuple[int, int] = (1280, 720),
     """Set the window up before Kivy makes it (the first import of ``kivy.core.window``
     opens it with the settings of that moment); a window already open is changed.
     ``size``: the window's on a laptop; full screen, the display's own."""
+    from ui.quiet import quiet_kivy
+
+    quiet_kivy()        # Kivy's start-up log off the terminal (a no-op once it is set up)
     from kivy.config import Config
 
     opened = "kivy.core.window" in sys.modules

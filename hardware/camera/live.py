@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import logging
+import os
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -14,6 +16,18 @@ import numpy as np
 from hardware.camera.base import Camera, CameraError, Clock, Recovery, _target
 from hardware.status import WAITING, Status
 from tabletop.messages import Message
+
+log = logging.getLogger(__name__)
+#: OpenCV's own log variable: set, it is obeyed; unset, only OpenCV's errors are printed (as
+#: with ``TABLETOP_DEBUG``, the app's flag for every log, see ui.quiet, set to 1). OpenCV's
+#: warnings ("can't open camera by index") came at every reopening of an absent camera,
+#: every 2 s; the camera's status, and :class:`UsbCamera`'s one line a loss, say it in words.
+OPENCV_LOG_VARIABLE = "OPENCV_LOG_LEVEL"
+if OPENCV_LOG_VARIABLE not in os.environ and os.environ.get("TABLETOP_DEBUG", "") in ("", "0"):
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+    # FFmpeg's own lines ("[png @ 0x...] Invalid PNG signature") for a file that is no video:
+    # read when the first capture opens, so setting it here, after cv2's import, holds.
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
 
 
 class Live(Camera):
@@ -331,3 +345,20 @@ class UsbCamera(Live):
 
     def _release(self, cap: Any) -> None:
         cap.release()
+
+    # One line on the log when a camera that gave frames is lost, one when it is back: not one
+    # at each reopening (every ``retry_interval`` seconds while it is unplugged).
+
+    def _fault(self, exc: Exception) -> None:
+        lost = self._reached and self._faults == 0
+        super()._fault(exc)
+        if lost:
+            log.warning("%s every %g s until it is back",
+                        self.status.message, self.retry_interval)
+
+    def _deliver(self, image: np.ndarray, timestamp: float) -> Any:
+        back = self._reached and self._faults > 0
+        frame = super()._deliver(image, timestamp)
+        if back:
+            log.warning("camera %s is back: the board is read again", self.source)
+        return frame

@@ -8,7 +8,10 @@ Where things live (DESIGN.md): the file is ``$TABLETOP_CONFIG``, else
 ``$XDG_CONFIG_HOME/tabletop/config.toml`` (``~/.config/tabletop/config.toml``);
 data (journal, calibration, score slips) goes to ``[paths] data``, else
 ``$TABLETOP_DATA``, else ``$XDG_DATA_HOME/tabletop`` (``~/.local/share/tabletop``).
-A missing file means the defaults; a malformed one is refused with the key named.
+A missing file means the defaults. Every value is checked against what the code takes
+(the rule set's options, the camera sources and device backends registered), and every
+problem is reported at once, each with where it was set (the file's line, or the
+environment variable): a :class:`ConfigError` holds them all.
 """
 
 from __future__ import annotations
@@ -20,9 +23,11 @@ import tomllib
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
+from tabletop.assembly.config_places import Places, escaped, shown
 from tabletop.errors import TabletopError
+from tabletop.suggest import close_match
 from tabletop.journal.journal import DEFAULT_TABLE_NAME
 
 #: Every key a configuration file may set, with its default. "auto" lets the
@@ -59,8 +64,38 @@ ENVIRONMENT = {
 }
 
 
+#: Other environment variables the table reads, checked with the rest.
+FONT_VARIABLE = "TABLETOP_FONT"     # ui.theme: the font drawing the screens' Chinese
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing the configuration gets wrong: ``where`` it was set (the file and its line,
+    or ``environment``) and ``what`` (the key, its value, what would do)."""
+
+    where: str
+    what: str
+    #: The file's line, for listing the file's problems in its order (None: no line).
+    line: int | None = None
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.what}"
+
+
 class ConfigError(TabletopError):
-    """A configuration file that cannot be used; the message names the key."""
+    """A configuration that cannot be used: one sentence, or every :class:`Problem` found."""
+
+    def __init__(self, problems: str | Sequence[Problem]) -> None:
+        self.problems: tuple[Problem, ...] = () if isinstance(problems, str) else tuple(problems)
+        super().__init__(problems if isinstance(problems, str) else _summary(self.problems))
+
+
+def _summary(problems: Sequence[Problem]) -> str:
+    if len(problems) == 1:
+        return str(problems[0])
+    listed = "\n".join(f"  {problem}" for problem in problems)
+    return (f"the configuration has {len(problems)} problems:\n{listed}\n"
+            f"fix each where it is set; `tabletop config` checks them again")
 
 
 @dataclass(frozen=True)
@@ -90,25 +125,72 @@ def default_data_dir(environ: Mapping[str, str] = os.environ) -> Path:
     return Path(base) / "tabletop"
 
 
+class _Checker:
+    """Collects the problems, each said with where its key was set."""
+
+    def __init__(self, path: Path, environ: Mapping[str, str]) -> None:
+        self.path, self.environ = path, environ
+        self.places = Places("")
+        self.problems: list[Problem] = []
+        self.refused: set[tuple[str, str]] = set()
+
+    def in_file(self, keys: tuple[str, ...], what: str) -> None:
+        line = self.places.line(keys)
+        self.problems.append(Problem(f"{self.path} line {line}" if line else str(self.path),
+                                     what, line or 0))
+
+    def refuse(self, section: str, key: str, reason: str, value: Any = None, *,
+               shown_value: bool = True, more: tuple[str, ...] = ()) -> None:
+        """``[section] key`` (or its environment variable) cannot be used, because ``reason``."""
+        self.refused.add((section, key))
+        variable = self.variable(section, key)
+        if variable is not None:
+            given = escaped(self.environ[variable])
+            given = given if len(given) <= 80 else given[:79] + "…"
+            self.problems.append(Problem(f"environment {variable}={given}", reason))
+            return
+        name = ".".join((key, *more))
+        subject = f"[{section}] {name} = {shown(value)}" if shown_value else f"[{section}] {name}"
+        self.in_file((section, key, *more), f"{subject}: {reason}")
+
+    def variable(self, section: str, key: str) -> str | None:
+        """The environment variable that set ``[section] key``, if one did."""
+        for variable, named in ENVIRONMENT.items():
+            if named == (section, key) and self.environ.get(variable):
+                return variable
+        return None
+
+
 def load_config(path: str | Path | None = None,
                 environ: Mapping[str, str] = os.environ) -> Config:
-    """Defaults, overlaid by the file at ``path`` (if it exists), then by the environment."""
+    """Defaults, overlaid by the file at ``path`` (if it exists), then by the environment;
+    :class:`ConfigError` with every problem found, if any."""
     path = Path(path) if path is not None else config_path(environ)
     values = copy.deepcopy(DEFAULTS)
+    checker = _Checker(path, environ)
     found = path.is_file()
     if not found and os.path.lexists(path):
         # A FIFO, a folder or a device named as the configuration: using the defaults instead
         # would start the table on another journal, its games seemingly gone.
-        raise ConfigError(f"{path} is not a configuration file (not a regular file): name a "
-                          f"TOML file, or remove it to use the defaults")
+        checker.problems.append(Problem(str(path), "not a configuration file (not a regular "
+                                        "file): name a TOML file, or remove it to use the "
+                                        "defaults"))
     if found:
-        _overlay(values, _parse(path), path)
+        try:
+            given, checker.places = _parse(path)
+        except _Unreadable as why:
+            checker.problems.append(Problem(str(path), str(why)))
+        else:
+            _overlay(values, given, checker)
     for variable, (section, key) in ENVIRONMENT.items():
         if environ.get(variable):
             values[section][key] = environ[variable]
     if not values["paths"]["data"]:
         values["paths"]["data"] = str(default_data_dir(environ))
-    _check(values, path, environ)
+    _check(values, checker)
+    if checker.problems:   # the file's in its order, then the environment's
+        raise ConfigError(sorted(checker.problems, key=lambda problem: (
+            problem.line is None, problem.line or 0)))
     return Config(path, found, values)
 
 
@@ -116,26 +198,31 @@ def load_config(path: str | Path | None = None,
 MAX_CONFIG_BYTES = 1 << 20
 
 
-def _parse(path: Path) -> dict[str, Any]:
-    """The TOML of the file at ``path``; ConfigError naming the file if it cannot be read."""
+class _Unreadable(Exception):
+    """The file cannot be read as TOML; the message says why."""
+
+
+def _parse(path: Path) -> tuple[dict[str, Any], Places]:
+    """The TOML of the file at ``path`` and where its keys are; _Unreadable if it cannot be read."""
     try:   # without blocking: a FIFO put in the file's place would hang the table
         with os.fdopen(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as handle:
             raw = handle.read(MAX_CONFIG_BYTES + 1)
     except OSError as error:
-        raise ConfigError(f"{path}: cannot be read: {error.strerror}") from None
+        raise _Unreadable(f"cannot be read: {error.strerror}") from None
     if len(raw) > MAX_CONFIG_BYTES:
-        raise ConfigError(f"{path}: too large for a configuration file "
+        raise _Unreadable(f"too large for a configuration file "
                           f"(more than {MAX_CONFIG_BYTES:,} bytes)")
     try:
-        return tomllib.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
+        return tomllib.loads(text), Places(text)
     except UnicodeDecodeError as error:
-        raise ConfigError(f"{path}: not UTF-8 text (byte {error.start})") from None
+        raise _Unreadable(f"not UTF-8 text (byte {error.start})") from None
     except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{path}: not valid TOML: {error}") from None
+        raise _Unreadable(f"not valid TOML: {error}") from None
     except RecursionError:
-        raise ConfigError(f"{path}: not valid TOML: nested too deeply") from None
+        raise _Unreadable("not valid TOML: nested too deeply") from None
     except ValueError:   # Python reads no integer of more than 4,300 digits
-        raise ConfigError(f"{path}: not valid TOML: a number of thousands of digits") from None
+        raise _Unreadable("not valid TOML: a number of thousands of digits") from None
 
 
 #: Values a key may take, where not every value of its type will do
@@ -160,52 +247,109 @@ def _choices() -> dict[tuple[str, str], tuple[str, ...]]:
             ("backlight", "kind"): ("auto", *BACKLIGHTS), **CHOICES}
 
 
-def _check(values: dict[str, dict[str, Any]], path: Path, environ: Mapping[str, str]) -> None:
+def one_of(value: Any, allowed: Sequence[Any]) -> str:
+    """Why ``value`` will not do, with the nearest allowed value if one is near.
+
+    >>> one_of("tykoon", ("classic", "tycoon"))
+    'must be one of classic, tycoon (did you mean tycoon?)'
+    """
+    names = [shown(choice) if choice == "" else str(choice) for choice in allowed]
+    return f"must be one of {', '.join(names)}{_near(value, allowed)}"
+
+
+def _near(value: Any, allowed: Sequence[Any]) -> str:
+    """`` (did you mean X?)`` for the allowed value nearest ``value``, if one is near."""
+    text = str(value)
+    if len(text) > 64:
+        return ""
+    spelled = {str(choice).lower(): str(choice) for choice in allowed if str(choice)}
+    near = close_match(text.lower(), spelled)
+    return f" (did you mean {spelled[near]}?)" if near is not None else ""
+
+
+def _check(values: dict[str, dict[str, Any]], checker: _Checker) -> None:
     """Refuse values of the right type that cannot work, naming the key, where it was set and why."""
     from tabletop.engine.ruleset import available_rules
 
-    def where(section: str, key: str) -> str:
-        for variable, named in ENVIRONMENT.items():
-            if named == (section, key) and environ.get(variable):
-                return f"${variable}"
-        return str(path)
-
-    def refuse(section: str, key: str, reason: str) -> None:
-        raise ConfigError(f"{where(section, key)}: {section}.{key} = "
-                          f"{values[section][key]!r:.80}: {reason}")   # cut: a value may be huge
-
+    _check_text(values, checker)
     for (section, key), allowed in _choices().items():
-        if values[section][key] not in allowed:
-            refuse(section, key, f"expected one of {', '.join(map(str, allowed))}")
+        value = values[section][key]
+        if value not in allowed and (section, key) not in checker.refused:
+            checker.refuse(section, key, one_of(value, allowed), value)
     rules = values["table"]["rules"]
-    if rules not in available_rules() and not _is_file(rules):
-        refuse("table", "rules", f"no such rule set (shipped: {', '.join(available_rules())}, "
-                                 f"or the path of a rule file)")
+    if ("table", "rules") not in checker.refused and rules not in available_rules() \
+            and not _is_file(rules):
+        checker.refuse("table", "rules", f"no such rule set{_near(rules, available_rules())}; "
+                                         f"shipped: {', '.join(available_rules())}, or give "
+                                         f"the path of a rule file", rules)
+    _check_numbers(values, checker)
+    if ("screen", "size") not in checker.refused and window_size(values["screen"]["size"]) is None:
+        checker.refuse("screen", "size", f"must be WIDTHxHEIGHT in pixels, e.g. \"1280x720\", "
+                                         f"each from {SIZE_RANGE[0]:,} to {SIZE_RANGE[1]:,}",
+                       values["screen"]["size"])
+    _check_camera(values["camera"]["source"], checker)
+    _check_pins(values["controls"]["pins"], checker)
+    if ("table", "rules") not in checker.refused:
+        _check_options(values["table"], checker)
+    _check_players(values["table"], checker)
+    _check_font(checker)
+
+
+def _check_numbers(values: dict[str, dict[str, Any]], checker: _Checker) -> None:
     for (section, key), (low, high, unit) in RANGES.items():
         value = values[section][key]
         if value <= 0:
-            refuse(section, key, "must be more than 0")
-        if not (math.isfinite(value) and low <= value <= high):
-            refuse(section, key, f"must be from {low:,} to {high:,}{unit}")
+            checker.refuse(section, key, "must be more than 0", value)
+        elif not (math.isfinite(value) and low <= value <= high):
+            checker.refuse(section, key, f"must be from {low:,} to {high:,}{unit}", value)
     dim_after = values["backlight"]["dim_after"]
     if not (math.isfinite(dim_after) and 0 <= dim_after <= DAY):
-        refuse("backlight", "dim_after", f"must be from 0 (never dim) to {DAY:,} seconds")
-    _check_text(values, refuse, where)
-    if window_size(values["screen"]["size"]) is None:
-        refuse("screen", "size", f"expected WIDTHxHEIGHT in pixels, e.g. \"1280x720\", each "
-                                 f"from {SIZE_RANGE[0]:,} to {SIZE_RANGE[1]:,}")
-    _check_pins(values["controls"]["pins"], where("controls", "pins"))
-    _check_options(values["table"], where("table", "options"))
+        checker.refuse("backlight", "dim_after", f"must be from 0 (never dim) to {DAY:,} "
+                                                 f"seconds", dim_after)
+
+
+def _check_players(table: dict[str, Any], checker: _Checker) -> None:
     from tabletop.engine.names import clean_name, name_key   # the one rule for names
 
-    players = values["table"]["players"]
+    players = table["players"]
+    clean = True
     for seat, name in enumerate(players, start=1):
         try:
             players[seat - 1] = clean_name(name, seat)   # kept as the game keeps it (NFC)
-        except TabletopError as error:   # not refuse(): it would quote the whole list
-            raise ConfigError(f"{where('table', 'players')}: table.players: {error}") from None
-    if len({name_key(name) for name in players}) != len(players):
-        refuse("table", "players", "the seats must be distinct names, in seating order")
+        except TabletopError as error:   # the name is not quoted: it may be huge or hostile
+            checker.refuse("table", "players", str(error), shown_value=False)
+            clean = False
+    if clean and len({name_key(name) for name in players}) != len(players):
+        checker.refuse("table", "players", "the seats must be distinct names, in seating "
+                                           "order", players)
+
+
+def _check_camera(source: str, checker: _Checker) -> None:
+    """``[camera] source``: "auto", "off" or the name of a source the camera registry has."""
+    from tabletop.assembly.runner import OFF
+
+    if source in ("auto", OFF) or ("camera", "source") in checker.refused:
+        return
+    try:
+        from hardware.camera import SOURCES
+        from tabletop.assembly.simcamera import register
+    except ImportError:   # no OpenCV: `tabletop run` says what to install
+        return
+    register()
+    kind = source.partition(":")[0]
+    if kind not in SOURCES:
+        names = ", ".join(sorted(SOURCES))
+        checker.refuse("camera", "source", f"no such camera source{_near(kind, list(SOURCES))}: "
+                                           f"auto, {OFF} (no camera), or one of {names}, "
+                                           f"e.g. usb:0, file:game.mp4, dir:frames/", source)
+
+
+def _check_font(checker: _Checker) -> None:
+    font = checker.environ.get(FONT_VARIABLE, "")
+    if font and not _is_file(font):
+        checker.problems.append(Problem(f"environment {FONT_VARIABLE}={escaped(font):.80}",
+                                        "no such font file: name a .ttf or .otf file, or "
+                                        "unset it to use the screens' own fonts"))
 
 
 #: The numbers a key may take: (lowest, highest, unit). Out of range they cannot work: a
@@ -254,44 +398,51 @@ def _is_file(name: str) -> bool:
         return False
 
 
-def _check_text(values: dict[str, dict[str, Any]], refuse: Any, where: Any) -> None:
+def _check_text(values: dict[str, dict[str, Any]], checker: _Checker) -> None:
     for (section, key), longest in TEXT_KEYS.items():
         text = values[section][key]
         if len(text) > longest:
-            raise ConfigError(f"{where(section, key)}: {section}.{key} is {len(text):,} "
-                              f"characters long: at most {longest} will do")
-        if any(unicodedata.category(character) in ("Cc", "Cf", "Cs", "Zl", "Zp")
-               for character in text):
-            refuse(section, key, "must not hold control characters or line breaks")
-    if not values["table"]["name"].strip():
-        refuse("table", "name", "the table needs a name")
+            checker.refuse(section, key, f"{len(text):,} characters long: at most {longest} "
+                                         f"will do", text)
+        elif any(unicodedata.category(character) in ("Cc", "Cf", "Cs", "Zl", "Zp")
+                 for character in text):
+            checker.refuse(section, key, "must not hold control characters or line breaks",
+                           text)
+    if ("table", "name") not in checker.refused and not values["table"]["name"].strip():
+        checker.refuse("table", "name", "the table needs a name", values["table"]["name"])
 
 
-def _check_pins(pins: Mapping[str, Any], where: str) -> None:
+def _check_pins(pins: Mapping[str, Any], checker: _Checker) -> None:
     """``[controls] pins``: known roles, each a GPIO number or a pin name (gpiozero's)."""
     from hardware.controls.base import DEFAULT_PINS
 
+    def refuse(reason: str, role: str | None = None, pin: Any = None) -> None:
+        more = (role,) if role is not None else ()
+        checker.refuse("controls", "pins", reason, pin, shown_value=role is not None, more=more)
+
+    before = len(checker.problems)
     for role, pin in pins.items():
         if str(role).upper() not in DEFAULT_PINS:
-            raise ConfigError(f"{where}: controls.pins.{role}: no such role "
-                              f"(roles: {', '.join(DEFAULT_PINS)})")
-        if isinstance(pin, bool) or not (isinstance(pin, int) and 0 <= pin <= 53 or
-                                         isinstance(pin, str) and 0 < len(pin) <= 32
-                                         and pin.isprintable()):
-            raise ConfigError(f"{where}: controls.pins.{role} = {pin!r:.40}: a GPIO number "
-                              f"(0 to 53) or a pin name such as \"GPIO17\" is expected")
+            refuse(f"no such role{_near(str(role).upper(), list(DEFAULT_PINS))}; roles: "
+                   f"{', '.join(DEFAULT_PINS)}", f"{role:.64}", pin)
+        elif isinstance(pin, bool) or not (isinstance(pin, int) and 0 <= pin <= 53 or
+                                           isinstance(pin, str) and 0 < len(pin) <= 32
+                                           and pin.isprintable()):
+            refuse("must be a GPIO number (0 to 53) or a pin name such as \"GPIO17\"", role, pin)
+    if len(checker.problems) > before:
+        return
     # Two roles on one pin cannot both work (a button wired to the LED's pin reads the light),
     # also when one of them keeps its default pin; 17, "17", "GPIO17" and "BCM17" are one pin.
     wired = {role: (pin, f"{role} (its default pin)") for role, pin in DEFAULT_PINS.items()}
     for role, pin in pins.items():
         if str(role).upper() in {str(named).upper() for named in pins if named != role}:
-            raise ConfigError(f"{where}: controls.pins names the role {str(role).upper()} twice")
+            return refuse(f"names the role {str(role).upper()} twice")
         wired[str(role).upper()] = (pin, str(role))
     taken: dict[Any, str] = {}
     for pin, named in wired.values():
         if pin is not None and _pin_key(pin) in taken:
-            raise ConfigError(f"{where}: controls.pins: {taken[_pin_key(pin)]} and {named} are "
-                              f"both on {_pin_key(pin)}: give each role a pin of its own")
+            return refuse(f"{taken[_pin_key(pin)]} and {named} are both on {_pin_key(pin)}: "
+                          f"give each role a pin of its own")
         taken[_pin_key(pin)] = named
 
 
@@ -306,41 +457,77 @@ def _pin_key(pin: int | str) -> str:
     return f"GPIO {int(number)}" if number.isdecimal() and number.isascii() else f"pin {text}"
 
 
-def _check_options(table: Mapping[str, Any], where: str) -> None:
-    """``[table] options``, as the rule set's own :meth:`resolve_options` takes them."""
+def _check_options(table: Mapping[str, Any], checker: _Checker) -> None:
+    """``[table] options``, each checked by the rule set's own option (its file's choices)."""
     from tabletop.engine.ruleset import load_rules
 
     name = table["rules"]
     try:
         rules = load_rules(os.path.expanduser(name) if name.startswith("~") else name)
     except TabletopError as error:
-        raise ConfigError(f"{where}: table.rules: {error}") from None
-    for name, value in table["options"].items():
-        if len(name) > 64 or len(repr(value)) > 200:   # no option's name or value is that long
-            raise ConfigError(f"{where}: table.options.{name:.64}: no option of "
-                              f"{rules.name} is like this (options: {', '.join(rules.options)})")
+        checker.refuse("table", "rules", str(error), name)
+        return
+    for option, value in table["options"].items():
+        known = rules.options.get(option)
+        if known is None:
+            checker.refuse("table", "options", f"no such option of {rules.name}"
+                                               f"{_near(option, list(rules.options))}; its "
+                                               f"options: {', '.join(rules.options)}",
+                           value, more=(f"{option:.64}",))
+            continue
         try:
-            rules.resolve_options({name: value})
-        except TabletopError as error:
-            raise ConfigError(f"{where}: table.options.{name}: {error}") from None
+            known.check(value)
+        except TabletopError:
+            checker.refuse("table", "options", _option_reason(known, value), value,
+                           more=(option,))
 
 
-def _overlay(values: dict[str, dict[str, Any]], given: Mapping[str, Any], path: Path) -> None:
+def _option_reason(option: Any, value: Any) -> str:
+    """Why the rule set's ``option`` refuses ``value``, in the words of the configuration."""
+    if type(value) is not type(option.default):
+        return f"must be {_kind(option.default)}"
+    if option.choices is not None and value not in option.choices:
+        return one_of(value, option.choices)
+    return f"must be {option.minimum} or more"
+
+
+def _kind(default: Any) -> str:
+    """What kind of value a key whose default is ``default`` takes, in plain words.
+
+    >>> _kind(10), _kind(1.5), _kind(True), _kind("usb:0")
+    ('a whole number, e.g. 10', 'a number, e.g. 1.5', 'true or false', 'text in quotes, e.g. "usb:0"')
+    """
+    words = {bool: "true or false", int: "a whole number", float: "a number",
+             str: "text in quotes", list: "a list in brackets, e.g. [\"Ann\", \"Bob\"]",
+             dict: "a table in braces, e.g. {name = value}"}[type(default)]
+    example = isinstance(default, (int, float, str)) and not isinstance(default, bool) \
+        and default != ""
+    return f"{words}, e.g. {shown(default)}" if example else words
+
+
+def _overlay(values: dict[str, dict[str, Any]], given: Mapping[str, Any],
+             checker: _Checker) -> None:
     for section, table in given.items():
         if section not in DEFAULTS:
-            raise ConfigError(f"{path}: unknown section [{section:.64}] "
-                              f"(sections: {', '.join(DEFAULTS)})")
+            checker.in_file((section,), f"[{section:.64}]: no such section"
+                                        f"{_near(section, list(DEFAULTS))}; sections: "
+                                        f"{', '.join(DEFAULTS)}")
+            continue
         if not isinstance(table, dict):
-            raise ConfigError(f"{path}: {section} must be a table")
+            checker.in_file((section,), f"{section} must be a section: a line [{section}], "
+                                        f"then its keys")
+            continue
         for key, value in table.items():
             if key not in DEFAULTS[section]:
-                raise ConfigError(f"{path}: unknown key {section}.{key:.64} "
-                                  f"(keys: {', '.join(DEFAULTS[section])})")
+                checker.in_file((section, key), f"[{section}] {key:.64}: no such key"
+                                                f"{_near(key, list(DEFAULTS[section]))}; [{section}] "
+                                                f"has {', '.join(DEFAULTS[section])}")
+                continue
             default = DEFAULTS[section][key]
             if type(value) is not type(default) and not (
                     isinstance(default, float) and type(value) is int):
-                raise ConfigError(f"{path}: {section}.{key} must be a {type(default).__name__}, "
-                                  f"not {value!r:.80}")   # cut: a value may be huge
+                checker.refuse(section, key, f"must be {_kind(default)}", value)
+                continue
             values[section][key] = value
 
 

@@ -61,6 +61,9 @@ def take(out: str | Path) -> list[Path]:
     """Write the PNGs into ``out``; their paths."""
     os.environ.setdefault("KIVY_NO_ARGS", "1")
     os.environ.setdefault("KIVY_CLIPBOARD", "dummy")
+    from ui.quiet import quiet_kivy
+
+    quiet_kivy()                  # before Kivy's import: its log would take over stderr
     from kivy.base import EventLoop
     from kivy.core.window import Window
 

@@ -39,17 +39,18 @@ def test_the_file_overrides_defaults_and_the_environment_overrides_the_file(tmp_
 
 
 @pytest.mark.parametrize("text, named", [
-    ("[camera]\nsorce = 'usb:0'\n", "camera.sorce"),
-    ("[cameras]\nsource = 'usb:0'\n", "[cameras]"),
-    ("[printer]\ncolumns = 'wide'\n", "printer.columns"),
+    ("[camera]\nsorce = 'usb:0'\n", "line 2: [camera] sorce: no such key (did you mean source?)"),
+    ("[cameras]\nsource = 'usb:0'\n", "line 1: [cameras]: no such section (did you mean camera?)"),
+    ("[printer]\ncolumns = 'wide'\n", "line 2: [printer] columns = \"wide\": must be a whole number, e.g. 32"),
     ("[camera\n", "not valid TOML"),
-    ("[screen]\nkeyboard = 'virtual'\n", "screen.keyboard"),
+    ("[screen]\nkeyboard = 'virtual'\n", "[screen] keyboard = \"virtual\": must be one of auto, on-screen, system"),
 ])
 def test_a_malformed_file_is_refused_naming_the_key(tmp_path, text, named):
     path = tmp_path / "config.toml"
     path.write_text(text)
-    with pytest.raises(ConfigError, match=named.replace("[", r"\[").replace(".", r"\.")):
+    with pytest.raises(ConfigError) as refused:
         load_config(path, environ={})
+    assert named in str(refused.value)
 
 
 def test_the_config_command_prints_the_path_and_the_effective_values(tmp_path):
@@ -65,28 +66,29 @@ def test_the_config_command_prints_the_path_and_the_effective_values(tmp_path):
     path.write_text("[table]\nname = 3\n")
     done = subprocess.run([sys.executable, "-m", "tabletop", "config"], capture_output=True,
                           text=True, env=env, timeout=60)
-    assert done.returncode == 2 and "table.name" in done.stderr
+    assert done.returncode == 2
+    assert f"{path} line 2: [table] name = 3: must be text in quotes" in done.stderr
 
 
 # -- attacks (issue 22): values of the right type that cannot work ---------------------------
 
 @pytest.mark.parametrize("text, named", [
-    ("[printer]\ncolumns = 1\n", "printer.columns"),        # slip_text looped for ever
-    ("[printer]\ncolumns = 500\n", "printer.columns"),
-    ("[controls]\nhold_time = nan\n", "controls.hold_time"),  # every CONFIRM a long press
-    ("[controls]\nhold_time = inf\n", "controls.hold_time"),
-    ("[controls]\nhold_time = 1e308\n", "controls.hold_time"),
-    ("[controls]\nhold_time = 0.001\n", "controls.hold_time"),
-    ("[camera]\nfps = 100000\n", "camera.fps"),
-    ("[printer]\nbaudrate = 7\n", "printer.baudrate"),
-    ("[table]\noptions = {bonus_mode = 'nope'}\n", "table.options.bonus_mode"),
-    ("[table]\noptions = {no_such_option = 1}\n", "table.options.no_such_option"),
-    ("[table]\noptions = {end_size = [1, {a = 2}]}\n", "table.options.end_size"),
-    ('[table]\nname = "a\\nb"\n', "table.name"),
-    ("[table]\nname = '" + "x" * 100 + "'\n", "table.name"),
-    ('[paths]\ndata = "a\\u0000b"\n', "paths.data"),
-    ("[controls]\npins = {CONFIRM = true}\n", "controls.pins.CONFIRM"),
-    ("[controls]\npins = {NOPE = 5}\n", "controls.pins.NOPE"),
+    ("[printer]\ncolumns = 1\n", "[printer] columns = 1: must be from 24 to 80 columns"),        # slip_text looped for ever
+    ("[printer]\ncolumns = 500\n", "[printer] columns"),
+    ("[controls]\nhold_time = nan\n", "[controls] hold_time = nan: must be from 0.2 to 10.0 seconds"),  # every CONFIRM a long press
+    ("[controls]\nhold_time = inf\n", "[controls] hold_time = inf"),
+    ("[controls]\nhold_time = 1e308\n", "[controls] hold_time"),
+    ("[controls]\nhold_time = 0.001\n", "[controls] hold_time = 0.001"),
+    ("[camera]\nfps = 100000\n", "[camera] fps = 100000: must be from 1 to 120 frames a second"),
+    ("[printer]\nbaudrate = 7\n", "[printer] baudrate = 7"),
+    ("[table]\noptions = {bonus_mode = 'nope'}\n", "[table] options.bonus_mode = \"nope\": must be one of classic, tycoon"),
+    ("[table]\noptions = {no_such_option = 1}\n", "[table] options.no_such_option = 1: no such option of acquire"),
+    ("[table]\noptions = {end_size = [1, {a = 2}]}\n", "[table] options.end_size = [1, {a = 2}]: must be a whole number"),
+    ('[table]\nname = "a\\nb"\n', "[table] name = \"a\\u000ab\": must not hold control characters"),
+    ("[table]\nname = '" + "x" * 100 + "'\n", "[table] name = \"xxxx"),
+    ('[paths]\ndata = "a\\u0000b"\n', "[paths] data = \"a\\u0000b\""),
+    ("[controls]\npins = {CONFIRM = true}\n", "[controls] pins.CONFIRM = true: must be a GPIO number"),
+    ("[controls]\npins = {NOPE = 5}\n", "[controls] pins.NOPE = 5: no such role; roles: CONFIRM"),
     ("a = " + "[" * 5000 + "]" * 5000 + "\n", "nested too deeply"),   # RecursionError
     ("a = " + "7" * 5000 + "\n", "thousands of digits"),
 ])
@@ -118,14 +120,14 @@ def test_the_config_command_refuses_nested_toml_without_a_traceback(tmp_path):
 
 
 @pytest.mark.parametrize("pins,message", [
-    ("{confirm = 5, led = 5}", "controls.pins: confirm and led are both on GPIO 5"),
-    ("{buzzer = 5, led = 5}", "controls.pins: led and buzzer are both on GPIO 5"),
-    ('{undo = 6, next = "GPIO6"}', "controls.pins: undo and next are both on GPIO 6"),
-    ('{undo = "bcm6", next = "6"}', "controls.pins: undo and next are both on GPIO 6"),
-    ('{undo = "BOARD11", next = "board11"}', "controls.pins: undo and next are both on pin BOARD11"),
+    ("{confirm = 5, led = 5}", "[controls] pins: confirm and led are both on GPIO 5"),
+    ("{buzzer = 5, led = 5}", "[controls] pins: led and buzzer are both on GPIO 5"),
+    ('{undo = 6, next = "GPIO6"}', "[controls] pins: undo and next are both on GPIO 6"),
+    ('{undo = "bcm6", next = "6"}', "[controls] pins: undo and next are both on GPIO 6"),
+    ('{undo = "BOARD11", next = "board11"}', "[controls] pins: undo and next are both on pin BOARD11"),
     # A role left on its default pin is wired too: LED stays on 23.
-    ("{confirm = 23}", "controls.pins: confirm and LED (its default pin) are both on GPIO 23"),
-    ("{buzzer = 17}", "controls.pins: CONFIRM (its default pin) and buzzer are both on GPIO 17"),
+    ("{confirm = 23}", "[controls] pins: confirm and LED (its default pin) are both on GPIO 23"),
+    ("{buzzer = 17}", "[controls] pins: CONFIRM (its default pin) and buzzer are both on GPIO 17"),
 ])
 def test_two_roles_on_one_pin_are_refused_naming_both_and_the_pin(tmp_path, pins, message):
     """A button on the LED's pin reads the light, not the press: refused when read."""
@@ -133,7 +135,7 @@ def test_two_roles_on_one_pin_are_refused_naming_both_and_the_pin(tmp_path, pins
     path.write_text(f"[controls]\npins = {pins}\n")
     with pytest.raises(ConfigError) as refused:
         load_config(path, environ={})
-    assert str(refused.value) == f"{path}: {message}: give each role a pin of its own"
+    assert str(refused.value) == f"{path} line 2: {message}: give each role a pin of its own"
 
 
 def test_a_role_named_twice_is_refused(tmp_path):
@@ -141,7 +143,7 @@ def test_a_role_named_twice_is_refused(tmp_path):
     path.write_text("[controls]\npins = {confirm = 5, CONFIRM = 6}\n")
     with pytest.raises(ConfigError) as refused:
         load_config(path, environ={})
-    assert str(refused.value) == f"{path}: controls.pins names the role CONFIRM twice"
+    assert str(refused.value) == f"{path} line 2: [controls] pins: names the role CONFIRM twice"
 
 
 def test_every_role_on_a_pin_of_its_own_is_kept(tmp_path):
@@ -161,7 +163,7 @@ def test_the_config_command_refuses_two_roles_on_one_pin(tmp_path):
     done = subprocess.run([sys.executable, "-m", "tabletop", "config"], capture_output=True,
                           text=True, env=env, timeout=60)
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert done.stderr == (f"tabletop: {path}: controls.pins: confirm and led are both on GPIO 5: "
+    assert done.stderr == (f"tabletop: {path} line 2: [controls] pins: confirm and led are both on GPIO 5: "
                            f"give each role a pin of its own\n")
 
 
@@ -178,20 +180,20 @@ def test_the_screen_fills_the_display_unless_told_to_run_windowed(tmp_path):
 
 
 @pytest.mark.parametrize("text, message", [
-    ("rotation = 45", "screen.rotation = 45: expected one of 0, 90, 180, 270"),
-    ("rotation = 90.0", "screen.rotation must be a int, not 90.0"),
-    ('size = "1280"', "screen.size = '1280': expected WIDTHxHEIGHT in pixels, e.g. \"1280x720\""),
-    ('size = "100x100"', "screen.size = '100x100': expected WIDTHxHEIGHT in pixels"),
-    ('size = "1280x-720"', "screen.size = '1280x-720': expected WIDTHxHEIGHT in pixels"),
-    ('size = "１２８０x720"', "screen.size = '１２８０x720': expected WIDTHxHEIGHT in pixels"),
-    ('windowed = "yes"', "screen.windowed must be a bool, not 'yes'"),
+    ("rotation = 45", "[screen] rotation = 45: must be one of 0, 90, 180, 270"),
+    ("rotation = 90.0", "[screen] rotation = 90.0: must be a whole number, e.g. 0"),
+    ('size = "1280"', "[screen] size = \"1280\": must be WIDTHxHEIGHT in pixels, e.g. \"1280x720\""),
+    ('size = "100x100"', "[screen] size = \"100x100\": must be WIDTHxHEIGHT in pixels"),
+    ('size = "1280x-720"', "[screen] size = \"1280x-720\": must be WIDTHxHEIGHT in pixels"),
+    ('size = "１２８０x720"', "[screen] size = \"１２８０x720\": must be WIDTHxHEIGHT in pixels"),
+    ('windowed = "yes"', "[screen] windowed = \"yes\": must be true or false"),
 ])
 def test_a_screen_key_that_cannot_work_is_refused_by_name(tmp_path, text, message):
     path = tmp_path / "config.toml"
     path.write_text(f"[screen]\n{text}\n")
     with pytest.raises(ConfigError) as refused:
         load_config(path, environ={})
-    assert f"{path}: {message}" in str(refused.value)
+    assert f"{path} line 2: {message}" in str(refused.value)
 
 
 def test_every_language_the_screen_offers_can_be_configured(tmp_path):

@@ -60,5 +60,5 @@ def test_speak_hands_the_app_a_voice(tmp_path):
 def test_an_unknown_sound_backend_is_named(tmp_path):
     path = tmp_path / "config.toml"
     path.write_text('[sound]\nkind = "trumpet"\n')
-    with pytest.raises(ConfigError, match="sound.kind"):
+    with pytest.raises(ConfigError, match=r"line 2: \[sound\] kind = \"trumpet\": must be one of auto"):
         load_config(path, environ={})

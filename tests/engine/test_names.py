@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from tabletop import Game, replay, state_json
 from tabletop.assembly.config import ConfigError, load_config
@@ -176,12 +177,12 @@ def config_file(tmp_path: Path, players: str) -> Path:
 
 
 @pytest.mark.parametrize("players,message", [
-    ('["Ann", "Bob\\u001b[31m"]', "table.players: seat 2: a name may not hold a control character (U+001B)"),
-    ('["Ann\\nLee", "Bob"]', "table.players: seat 1: a name may not hold a line break (U+000A)"),
-    ('["Ann", "\\u202eBob"]', "table.players: seat 2: a name may not hold a text-direction control (U+202E)"),
-    ('["Ann", ""]', "table.players: every player needs a name"),
-    ('["Ann", 3]', "table.players: every player needs a name"),
-    ('["Ann", "%s"]' % ("B" * 10_000), "table.players: seat 2: the name is too long"),
+    ('["Ann", "Bob\\u001b[31m"]', "[table] players: seat 2: a name may not hold a control character (U+001B)"),
+    ('["Ann\\nLee", "Bob"]', "[table] players: seat 1: a name may not hold a line break (U+000A)"),
+    ('["Ann", "\\u202eBob"]', "[table] players: seat 2: a name may not hold a text-direction control (U+202E)"),
+    ('["Ann", ""]', "[table] players: every player needs a name"),
+    ('["Ann", 3]', "[table] players: every player needs a name"),
+    ('["Ann", "%s"]' % ("B" * 10_000), "[table] players: seat 2: the name is too long"),
     ('["e\\u0301mile", "\\u00e9mile"]', "the seats must be distinct names, in seating order"),
     ('["Ann", "ANN"]', "the seats must be distinct names, in seating order"),
 ])
@@ -189,7 +190,7 @@ def test_the_configuration_refuses_hostile_names(tmp_path, players, message):
     path = config_file(tmp_path, players)
     with pytest.raises(ConfigError) as refused:
         load_config(path=path, environ={})
-    assert str(refused.value).startswith(f"{path}: ") and message in str(refused.value)
+    assert str(refused.value).startswith(f"{path} line 2: ") and message in str(refused.value)
     assert len(str(refused.value)) < 300 + len(str(path))
 
 
@@ -202,7 +203,7 @@ def test_tabletop_config_refuses_a_name_with_an_escape_sequence(tmp_path):
     path = config_file(tmp_path, '["Ann", "\\u001b[2J\\u001b[HBob"]')
     result = cli("config", env={"TABLETOP_CONFIG": str(path)})
     assert result.returncode == 2 and "Traceback" not in result.stderr
-    assert result.stderr == (f"tabletop: {path}: table.players: seat 2: a name may not hold a "
+    assert result.stderr == (f"tabletop: {path} line 2: [table] players: seat 2: a name may not hold a "
                              f"control character (U+001B)\n")
     assert "\x1b" not in result.stdout + result.stderr
 
@@ -305,12 +306,12 @@ def test_the_seating_refuses_look_alike_seats(pair):
 
 
 @pytest.mark.parametrize("players,message", [
-    ('["Ann", "\\u3164"]', "table.players: seat 2: the name shows nothing (U+3164 looks blank)"),
-    ('["\\u2800", "Bob"]', "table.players: seat 1: the name shows nothing (U+2800 looks blank)"),
-    ('["Ann", "\\u0300"]', "table.players: seat 2: a name may not start with a combining mark"),
-    ('["Ann", "\\ue000"]', "table.players: seat 2: a name may not hold a private-use character"),
-    ('["Ann", "\\U0010FFFF"]', "table.players: seat 2: a name may not hold an unassigned character"),
-    ('["Ann", "\\u0085"]', "table.players: seat 2: a name may not hold a line break (U+0085)"),
+    ('["Ann", "\\u3164"]', "[table] players: seat 2: the name shows nothing (U+3164 looks blank)"),
+    ('["\\u2800", "Bob"]', "[table] players: seat 1: the name shows nothing (U+2800 looks blank)"),
+    ('["Ann", "\\u0300"]', "[table] players: seat 2: a name may not start with a combining mark"),
+    ('["Ann", "\\ue000"]', "[table] players: seat 2: a name may not hold a private-use character"),
+    ('["Ann", "\\U0010FFFF"]', "[table] players: seat 2: a name may not hold an unassigned character"),
+    ('["Ann", "\\u0085"]', "[table] players: seat 2: a name may not hold a line break (U+0085)"),
     ('["A", "A\\uFE0F"]', "the seats must be distinct names, in seating order"),
     ('["A\\U000E0100", "A"]', "the seats must be distinct names, in seating order"),
     ('["A", "A\\u034F"]', "the seats must be distinct names, in seating order"),
@@ -319,7 +320,7 @@ def test_the_configuration_refuses_names_that_show_nothing_or_look_alike(tmp_pat
     path = config_file(tmp_path, players)
     with pytest.raises(ConfigError) as refused:
         load_config(path=path, environ={})
-    assert str(refused.value).startswith(f"{path}: ") and message in str(refused.value)
+    assert str(refused.value).startswith(f"{path} line 2: ") and message in str(refused.value)
 
 
 @pytest.mark.parametrize("players,problem", [
@@ -375,7 +376,7 @@ def _shows(name: str) -> bool:
                for char in name)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.lists(st.text(max_size=30), min_size=2, max_size=6))
 def test_any_names_are_seated_or_refused_and_a_seated_name_shows(names):
     """Whatever the names, the only error is a refusal; what is seated can be seen and told apart."""
@@ -391,7 +392,7 @@ def test_any_names_are_seated_or_refused_and_a_seated_name_shows(names):
         assert columns(name) <= MAX_COLUMNS
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.text(min_size=1, max_size=12), st.lists(st.sampled_from(sorted(IGNORABLE)), min_size=1,
                                                   max_size=3), st.integers(min_value=1))
 def test_a_name_with_something_nobody_sees_added_is_the_same_name(name, hidden, where):
