@@ -268,8 +268,8 @@ demo() {  # a short bot game as an ordinary user, then its signed slip
     $bin/tabletop verify demo/slip.json"
   local start=$SECONDS
   inside runuser -u "$DESKTOP_USER" -- sh -c "$run" || { cat "$ROOT$home/demo/out.txt"; return 1; }
-  tail -n 8 "$ROOT$home/demo/out.txt"
-  echo "NOTE: $(grep -m 1 '^placements:' "$ROOT$home/demo/out.txt"), $((SECONDS - start)) s with slip and verify"
+  tail -n 25 "$ROOT$home/demo/out.txt"
+  echo "NOTE: $(grep -m 1 'tiles put down:' "$ROOT$home/demo/out.txt"), $((SECONDS - start)) s with slip and verify"
 }
 
 # ---------------------------------------------------------------- bookkeeping

@@ -10,14 +10,20 @@ and withdraws, CONFIRM what the screen proposes, cycle choices with NEXT,
 take refused tiles off the board, and tap in a tile the camera missed. Every
 confirmed action goes to the journal; the game runs to its final standings.
 
+What it prints (as the game goes, then a summary that adds up) is drawn by
+:mod:`tabletop.assembly.demo_view`. Its games go to the demo journal,
+``demo-journal.db`` in the data folder (:func:`demo_journal_path`), apart from the
+table's own ``journal.db``: a demo never takes a game id of the table, is never
+offered by ``tabletop run`` to resume, and never reaches a score slip.
+
 Part of the composition root: it joins the renderer and the recognizer
 (``calibration``) to the camera interface (``hardware``) and the game.
 """
 
 from __future__ import annotations
 
+import shlex
 import statistics
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,25 +33,45 @@ from tabletop.table.assistant import CONFIRM, NEXT, UNDO, Assistant
 from tabletop.table.bot import Bot
 from tabletop.journal.journal import Journal
 from tabletop.table.prompts import screen_lines
-from tabletop.engine.ruleset import load_rules
+from tabletop.engine.ruleset import RuleSet, load_rules
 from tabletop.table.seating import Seating
 from tabletop.geometry.sightings import TileDoubted, TileSeen
 from tabletop.engine.choices import DeadTiles
 from tabletop.table.games import TableGames
 from tabletop.table.loop import Seen, TableLoop
+from tabletop.errors import JournalLocked, TabletopError
+from tabletop.assembly.demo_view import (
+    Style, board_lines, bonus_lines, cash_lines, title_lines)
 
-NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve", "Fay")
+NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal", "Ida", "Jo")
+#: How many bots sit down when the command does not say (fewer where the rules seat fewer).
+DEFAULT_PLAYERS = 4
+#: The board is shown after every this many turns (and after each turn with a merger).
+BOARD_EVERY = 10
+#: The demo journal's name in the data folder (its copy: the same name ending .log).
+DEMO_JOURNAL = "demo-journal.db"
 #: Frames the table waits after a hand has left before a missed tile is tapped in by hand.
 PATIENCE = 30
+#: How a tile put down in play reached the game (DemoReport.how).
+SEEN, ASKED, MISSED, MISREAD, CAMERA_OFF = "seen", "asked", "missed", "misread", "camera off"
+TAPPED = (MISSED, MISREAD, CAMERA_OFF)
 
 
 @dataclass
 class DemoReport:
-    """What a demo game did: the journal's game, and how the camera kept up."""
+    """What a demo game did: the journal's game, and how the camera kept up.
+
+    ``placed`` = ``draw`` + the tiles of ``how`` (in play), and each tile in play reached
+    the game one way: committed by the camera (SEEN), asked about and confirmed (ASKED),
+    or tapped in by hand (MISSED, MISREAD, CAMERA_OFF). The lists of the camera's own
+    decisions (``committed``, ``unsure``) count what it said, right or wrong.
+    """
 
     journal: Path
     game_id: int
     placed: list[str] = field(default_factory=list)      # tiles the bots put on the board
+    draw: list[str] = field(default_factory=list)        # ... of which the turn-order draw's
+    how: list[tuple[str, str]] = field(default_factory=list)  # (tile, SEEN...) for the rest
     committed: list[str] = field(default_factory=list)   # tiles the camera committed
     tapped: list[str] = field(default_factory=list)      # tiles entered by hand instead
     unsure: list[str] = field(default_factory=list)      # tiles the camera asked about
@@ -55,18 +81,72 @@ class DemoReport:
     frame_seconds: list[float] = field(default_factory=list)
     standings: list[str] = field(default_factory=list)
 
+    def count(self, *ways: str) -> int:
+        """Tiles put down in play that reached the game one of these ways."""
+        return sum(1 for _, way in self.how if way in ways)
+
     def summary(self) -> list[str]:
-        lines = [f"placements: {len(self.placed)}, committed by the camera: {len(self.committed)}, "
-                 f"tapped in by hand: {len(self.tapped)}, asked as unsure: {len(self.unsure)}"]
+        """Every figure with what it adds up to (the test checks the sums hold)."""
+        draw, play = len(self.draw), len(self.how)
+        draw_tapped = len(self.tapped) - self.count(*TAPPED)
+        taken_off = len(self.removed)
+        back = sum(1 for label in self.removed if label in self.draw)
+        in_play, off = f"  in play: {play} ", f"  taken off: {taken_off} "
+        lines = [
+            "What the camera and the table did:",
+            f"  tiles put down: {len(self.placed)} = {draw} for the turn-order draw "
+            f"+ {play} in play",
+            f"  draw: {draw} = {draw - draw_tapped} seen together by the camera "
+            f"+ {draw_tapped} tapped in by hand",
+            f"{in_play}= {self.count(SEEN)} committed by the camera "
+            f"+ {self.count(ASKED)} asked about and confirmed",
+            f"{' ' * len(in_play)}+ {self.count(*TAPPED)} tapped in by hand "
+            f"({self.count(MISSED)} missed, {self.count(MISREAD)} misread, "
+            f"{self.count(CAMERA_OFF)} with the camera off)",
+            f"{off}= {back} turn-order tiles back in the bag + {taken_off - back} refused in play",
+            f"{' ' * len(off)}= {taken_off - len(self.untracked)} seen going by the camera "
+            f"+ {len(self.untracked)} told by hand"]
         if self.latencies:
             ordered = sorted(self.latencies)
             p95 = ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
-            lines.append(f"hand gone -> proposal: median {statistics.median(ordered):.2f} s, "
-                         f"95th percentile {p95:.2f} s ({len(ordered)} placements)")
+            lines.append(f"  hand gone -> proposal: median {statistics.median(ordered):.2f} s, "
+                         f"95th percentile {p95:.2f} s ({len(ordered)} proposals)")
         if self.frame_seconds:
-            lines.append(f"per frame (read, track, propose): median "
-                         f"{statistics.median(self.frame_seconds) * 1000:.1f} ms")
+            lines.append(f"  per camera frame (read, track, propose): median "
+                         f"{statistics.median(self.frame_seconds) * 1000:.1f} ms "
+                         f"({len(self.frame_seconds)} frames)")
         return lines
+
+
+def demo_journal_path() -> Path:
+    """Where demo games are kept: ``demo-journal.db`` in the configured data folder."""
+    from tabletop.assembly.config import load_config
+
+    return load_config().data_dir / DEMO_JOURNAL
+
+
+def bot_names(count: int) -> list[str]:
+    """``count`` players' names: short ones first, then numbered."""
+    return list(NAMES[:count]) + [f"Bot {n}" for n in range(len(NAMES) + 1, count + 1)]
+
+
+def demo_setup(rules: str, players: int | None = None,
+               mode: str | None = None) -> tuple[RuleSet, list[str], dict[str, Any]]:
+    """The rule set, the bots' names and the options of a demo; TabletopError saying what
+    to give instead when the rule set seats fewer or more players or has no such mode."""
+    ruleset = load_rules(rules)
+    least, most = ruleset.min_players, ruleset.max_players
+    if players is not None and not least <= players <= most:
+        raise TabletopError(f"--players must be {least} or more and at most {most}, not "
+                            f"{players}: {ruleset.title} seats {least} to {most} players "
+                            f"(default {min(max(DEFAULT_PLAYERS, least), most)})")
+    modes = ruleset.options["bonus_mode"].choices or ()
+    if mode is not None and mode not in modes:
+        raise TabletopError(f"--mode {mode}: {ruleset.title} is played in "
+                            f"{' or '.join(modes)} mode; give one of them")
+    count = players if players is not None else min(max(DEFAULT_PLAYERS, least), most)
+    options = {} if mode is None else {"bonus_mode": mode}
+    return ruleset, bot_names(count), options
 
 
 class Demo:
@@ -74,49 +154,68 @@ class Demo:
 
     ``speed`` paces frames at ``speed`` times real time (0: as fast as they
     come); ``out`` receives each line the headless screen prints; ``eyes``
-    makes the recognizer from the calibration (tests wrap the real one).
+    makes the recognizer from the calibration (tests wrap the real one);
+    ``mode`` is the bonus mode (default: the rule set's); ``turns`` stops the game
+    after that many turns (None: to the end); ``style`` colours the board.
     """
 
     def __init__(self, rules: str = "acquire", seed: int = 0, players: int | None = None,
                  speed: float = 0.0, journal: str | Path | None = None,
                  size: tuple[int, int] | None = None,
                  out: Callable[[str], None] | None = print,
-                 eyes: Callable[[Any], Any] | None = None) -> None:
+                 eyes: Callable[[Any], Any] | None = None, *, mode: str | None = None,
+                 turns: int | None = None, style: Style | None = None) -> None:
+        began = time.perf_counter()
+        ruleset, self.names, options = demo_setup(rules, players, mode)
+        self.rules, self.seed, self.speed, self.turns = ruleset.source, seed, speed, turns
+        self.style = style or Style()
+        self.out = out or (lambda line: None)
+        for line in title_lines(ruleset, ruleset.resolve_options(options), self.names, seed):
+            self.out(line)
+        journal = Path(journal) if journal is not None else demo_journal_path()
+        try:
+            self.journal = Journal.open(journal, table_name="demo")
+        except JournalLocked as error:      # another demo still playing into it
+            raise JournalLocked(f"{error}; or give --journal DB to record this demo "
+                                f"elsewhere") from None
+        try:
+            self._prepare(seed, size, eyes)
+        except BaseException:           # Ctrl-C while it renders, too: the journal is let go
+            self.journal.close()
+            raise
+        self.games = TableGames(self.journal, listener=self._told)
+        self.seating = Seating(self.rules, self.names, options, seed=seed)
+        self.loop = TableLoop(self.seating, self.camera, self.eyes, start=self._start)
+        self.loop.observers.append(self)
+        self.assistant: Assistant | None = None
+        self.bot: Bot | None = None
+        self.report = DemoReport(journal, 0)
+        self.stopped = False      # by ``turns``, the game unfinished
+        self._latest: dict[str, Seen] = {}    # each tile's last commit by the camera
+        self._shown: list[str] = []
+        self._turn_number = 1
+        self._merged = False      # a merger in the turn being played (the board is shown after)
+        self._began = time.perf_counter()
+        self.out(f"  ready in {self._began - began:.1f} s.")
+
+    def _prepare(self, seed: int, size: tuple[int, int] | None,
+                 eyes: Callable[[Any], Any] | None) -> None:
+        """The rendered table, its camera and the eyes calibrated to it (the slow part)."""
+        self.out("Preparing the simulated table: rendering it and calibrating the camera...")
         from calibration.synthetic.livetable import DEMO_SIZE, LiveTable
         from calibration.recognize import Watcher
         from tabletop.assembly.simcamera import LiveCamera
-
-        ruleset = load_rules(rules)
-        count = players or min(4, ruleset.max_players)
-        self.names = list(NAMES[:count])
-        self.rules, self.seed, self.speed = ruleset.source, seed, speed
-        self.out = out or (lambda line: None)
         import numpy as np      # the rendered table's; the engine needs none
 
         self.rng = np.random.default_rng(seed)
         self.live = LiveTable.make(self.rules, seed=seed, size=size or DEMO_SIZE)
         self.camera = LiveCamera(self.live)
         self.eyes = (eyes or Watcher)(self.live.calibrate())
-        if journal is None:
-            journal = Path(tempfile.mkdtemp(prefix="tabletop-demo-")) / "journal.db"
-        self.journal = Journal.open(journal, table_name="demo")
-        self.games = TableGames(self.journal, listener=self._told)
-        self.seating = Seating(self.rules, self.names, seed=seed)
-        self.loop = TableLoop(self.seating, self.camera, self.eyes, start=self._start)
-        self.loop.observers.append(self)
-        self.assistant: Assistant | None = None
-        self.bot: Bot | None = None
-        self.report = DemoReport(Path(journal), 0)
-        self._latest: dict[str, Seen] = {}    # each tile's last commit by the camera
-        self._shown: list[str] = []
-        self._turn_number = 1
-        self._note = ""       # how long the last placement took to be proposed
-        self._began = time.perf_counter()
 
     # --- the game ---------------------------------------------------------------------------
 
     def play(self) -> DemoReport:
-        """Seat the players, play to the end, print the standings."""
+        """Seat the players, play to the end (or ``turns``), print the standings."""
         for _ in self.steps():
             pass
         return self.report
@@ -124,7 +223,7 @@ class Demo:
     def steps(self) -> Iterator[None]:
         """The whole game a camera frame at a time (the touchscreen advances it a tick each)."""
         yield from self._seat()
-        while not self.over:
+        while not self.over and not self.stopped:
             yield from self._turn()
         self.finish()
 
@@ -142,12 +241,14 @@ class Demo:
 
     def _seat(self) -> Iterator[None]:
         yield from self._frames(until=lambda: self.eyes.board is not None, limit=60)
+        self.out("Turn-order draw: each bot puts a tile down, all at once; the camera watches...")
         game_geometry = self.seating.geometry
         tiles = self.rng.choice(len(game_geometry.cells_of), len(self.names), replace=False)
         labels = [game_geometry.labels[int(self.rng.choice(game_geometry.cells_of[t]))] for t in tiles]
         owner = dict(zip(labels, self.rng.permutation(self.names).tolist()))
         self.live.place_many(labels)
         self.report.placed += labels
+        self.report.draw += labels
         yield from self._frames(lambda: self.seating.prompt.kind != "draw",
                                 self.live.planned + PATIENCE)
         for label in labels:
@@ -185,16 +286,43 @@ class Demo:
         self._show()
 
     def finish(self) -> None:
+        """Print the final board and standings (or where the game stopped), the summary and
+        where the game is kept."""
         game = self.assistant.game
-        self.report.standings = [f"{rank}. {game.names[seat]}: {game.rules.money(game.cash[seat])}"
-                                 for seat, rank in game.standings]
-        self.out("Final standings:")
-        for line in self.report.standings:
-            self.out(f"  {line}")
+        if self.stopped:
+            self._board(f"board after turn {self.turns}")
+            self.out(f"Stopped after turn {self.turns} (--turns): the game stays unfinished "
+                     f"in the journal.")
+        else:
+            self._board("final board")
+            self.report.standings = [
+                f"{rank}. {game.names[seat]}: {game.rules.money(game.cash[seat])}"
+                for seat, rank in game.standings]
+            self.out("Final standings:")
+            for line in self.report.standings:
+                self.out(f"  {line}")
         for line in self.report.summary():
             self.out(line)
-        self.out(f"journal: {self.report.journal} (game {self.report.game_id}; "
-                 f"`tabletop replay --journal {self.report.journal} --game {self.report.game_id}`)")
+        self.where()
+
+    def where(self, stopped: bool = False) -> None:
+        """Print where the game is kept and the commands that show it (``stopped``: by
+        Ctrl-C, saying so first)."""
+        path, game_id = self.report.journal, self.report.game_id
+        if game_id == 0:
+            self.out("Stopped before the game began: nothing was recorded." if stopped else
+                     "Nothing was recorded: the game had not begun.")
+            return
+        if stopped:
+            self.out("Stopped: every confirmed action is in the journal.")
+        quoted = shlex.quote(str(path))
+        kept = "the demo journal, apart from the table's games" \
+            if path.name == DEMO_JOURNAL else "the journal"
+        self.out(f"Game {game_id} is kept in {kept}:")
+        self.out(f"  {path}")
+        self.out(f"  list its games:   tabletop games --journal {quoted}")
+        self.out(f"  this game's log:  tabletop export {game_id} --journal {quoted}")
+        self.out(f"  its final state:  tabletop replay --game {game_id} --journal {quoted}")
 
     def close(self) -> None:
         self.journal.close()
@@ -212,16 +340,21 @@ class Demo:
             yield from self._frames(lambda: assistant.prompt.chosen.action is not None or
                                     tile in assistant.flagged, self.live.planned + PATIENCE)
         proposed = getattr(assistant.prompt.chosen.action, "tile", None)
+        way = CAMERA_OFF if assistant.manual else MISSED     # the cable may go while it waits
         if proposed is not None and proposed != tile:
             self.out(f"  (table: the camera proposed {proposed}, the tile is {tile}: UNDO, tap {tile})")
             assistant.press(UNDO)
+            way = MISREAD
         if getattr(assistant.prompt.chosen.action, "tile", None) != tile and tile not in assistant.flagged:
-            if not assistant.manual:
+            if way == MISSED:
                 self.out(f"  (table: the camera missed {tile}: tapped in by hand)")
             assistant.enter(tile)
             self.report.tapped.append(tile)
         else:
+            seen = self._latest.get(tile)
+            way = ASKED if seen is not None and isinstance(seen.decision, TileDoubted) else SEEN
             self._latency(tile, event)
+        self.report.how.append((tile, way))
         if assistant.prompt.chosen.action is not None:
             assistant.press(CONFIRM)
 
@@ -251,9 +384,8 @@ class Demo:
     def _latency(self, tile: str, event: Any) -> None:
         seen = self._latest.get(tile)
         if seen is not None:
-            latency = (seen.frame - event.clear_from) / self.live.fps + seen.seconds
-            self.report.latencies.append(latency)
-            self._note = f"  ({latency:.2f} s from the hand leaving to the proposal)"
+            self.report.latencies.append((seen.frame - event.clear_from) / self.live.fps +
+                                         seen.seconds)
 
     # --- what the camera did (the loop's observer) ------------------------------------------
 
@@ -298,18 +430,48 @@ class Demo:
             self._show()
             yield
 
+    # --- what the table told (the game's listener) ------------------------------------------
+
     def _start(self, seating: Seating) -> Assistant:
         self.assistant = self.games.start(seating)
         self.report.game_id = self.assistant.table.id
-        self.out(f"{', '.join(self.names)} play {load_rules(self.rules).title} "
-                 f"(seed {self.seed}); {seating.prompt.message}")
+        tapped = [label for label in self.report.draw if label in self.report.tapped]
+        seen = [label for label in seating.tiles if label not in tapped]
+        self.out(f"  the camera saw {', '.join(seen) or 'none of them'}"
+                 + (f"; tapped in by hand: {', '.join(tapped)}" if tapped else "") + ".")
+        self.out(f"Turn order: {seating.prompt.message}.")
         self.bot = Bot(self.assistant, seed=self.seed)
+        if self.assistant.flagged:
+            self.out("  These rules put the turn-order tiles back in the bag: the bots take "
+                     "them off.")
+        self._board("the board at the start", legend=True)
         return self.assistant
 
     def _told(self, what: str, events: list[dict[str, Any]]) -> None:
-        self.out(f"turn {self._turn_number:>3}  {what}{self._note}")
-        self._note = ""
-        self._turn_number = self.assistant.game.turn     # the turn the next action belongs to
+        game = self.assistant.game
+        self.out(f"turn {self._turn_number:>3}  {what}")
+        for line in bonus_lines(game, events):
+            self.out(line)
+        self._merged = self._merged or any(event.get("event") == "merger" for event in events)
+        if game.turn > self._turn_number and game.pending is not None:
+            self._turn_over(self._turn_number)
+        self._turn_number = game.turn     # the turn the next action belongs to
+
+    def _turn_over(self, turn: int) -> None:
+        """After each turn the cash; the board after a merger and every few turns."""
+        for line in cash_lines(self.assistant.game):
+            self.out(line)
+        if self.turns is not None and turn >= self.turns:
+            self.stopped = True
+        elif self._merged or turn % BOARD_EVERY == 0:
+            self._board(f"board after turn {turn}")
+        self._merged = False
+
+    def _board(self, heading: str, legend: bool = False) -> None:
+        self.out("")
+        for line in board_lines(self.assistant.game, self.style, heading, legend):
+            self.out(line)
+        self.out("")
 
     def _show(self) -> None:
         lines = screen_lines(self.desk.prompt)
@@ -321,11 +483,23 @@ class Demo:
 
 
 def run(rules: str = "acquire", seed: int = 0, players: int | None = None, speed: float = 0.0,
-        journal: str | Path | None = None, out: Callable[[str], None] = print) -> DemoReport:
-    """Play one demo game headless, printing each action and the standings."""
-    demo = Demo(rules, seed, players, speed, journal, out=out)
+        journal: str | Path | None = None, out: Callable[[str], None] = print, *,
+        mode: str | None = None, turns: int | None = None,
+        style: Style | None = None) -> DemoReport:
+    """Play one demo game headless, printing each action, the cash after each turn, the
+    board now and then, the standings and the summary. Stopped by Ctrl-C, it says where
+    the game is kept before the KeyboardInterrupt goes on."""
+    try:
+        demo = Demo(rules, seed, players, speed, journal, out=out, mode=mode, turns=turns,
+                    style=style)
+    except KeyboardInterrupt:
+        out("Stopped before the game began: nothing was recorded.")
+        raise
     try:
         return demo.play()
+    except KeyboardInterrupt:
+        demo.where(stopped=True)
+        raise
     finally:
         demo.close()
 

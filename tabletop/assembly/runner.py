@@ -13,6 +13,13 @@ show (the prompt, faults, the differences between the board and the game) and
 every confirmed action; a missing camera or calibration is then a
 configuration error, said on the terminal.
 
+``--camera SOURCE`` stands in for ``[camera] source`` for one run. ``sim``
+(``sim:RULES,seed=N``) is a rendered table whose simulated players put down
+the tiles of the game played (:class:`~tabletop.assembly.simcamera.SimTable`):
+named with ``--camera`` in a window, it is calibrated on the calibration screen
+as a real camera is; headless, or set in the configuration (screenshots,
+tests), it calibrates itself.
+
 Part of the composition root: calibration and hardware are imported here,
 lazily, never by the engine.
 """
@@ -52,7 +59,10 @@ class Runner:
 
     def __init__(self, config: Config, players: list[str] | None = None, new: bool = False,
                  out: Callable[[str], None] = print, on_screen: bool = False,
-                 power_off: Sequence[str] | None = None, record: Path | None = None) -> None:
+                 power_off: Sequence[str] | None = None, record: Path | None = None,
+                 camera: str | None = None) -> None:
+        #: The camera source ``--camera`` named for this run over ``[camera] source``, or None.
+        self.chosen = camera
         #: With the touchscreen, a new game without configured seats is set up there, and a
         #: table without a camera or a calibration opens all the same (see the module).
         self.on_screen = on_screen
@@ -89,6 +99,7 @@ class Runner:
         self.loop = TableLoop(desk, self.camera, eyes,
                               start=self._start if not isinstance(desk, Assistant) else None,
                               signals=Chiming(self.controls, self.speaker, cues=sound["cues"]))
+        self._seat_players()
         self.services = TableServices(config, self.games, self.loop, out=self.out,
                                       power_off=power_off)
         self._shown: list[str] = []
@@ -99,25 +110,47 @@ class Runner:
 
     # --- assembling -------------------------------------------------------------------------
 
+    @property
+    def source(self) -> str:
+        """The camera source of this run: ``--camera``'s, else ``[camera] source``."""
+        return self.chosen or self.config.values["camera"]["source"]
+
     def _camera(self) -> Any:
         from hardware.camera import default_source, open_camera
-        from tabletop.assembly.simcamera import register
+        from tabletop.assembly.simcamera import PREFIX, SimTable, register
 
         register()
-        source = self.config.values["camera"]["source"]
+        source, named = self.source, "--camera" if self.chosen else "camera.source"
         if source == OFF:
             if not self.on_screen:
-                raise ConfigError(f"camera.source = {OFF!r}: without a camera the tiles are "
+                raise ConfigError(f"{named} = {OFF!r}: without a camera the tiles are "
                                   f"tapped in on the touchscreen: run where there is a display, "
                                   f"or name a camera")
             return None
         source = default_source() if source == "auto" else source
+        fps = self.config.values["camera"]["fps"]
         try:
+            if source.partition(":")[0] == PREFIX:
+                # The app's clock paces a window's frames; headless, the table keeps time.
+                return SimTable(source, fps=None if self.on_screen else fps)
             if source.startswith(RECORDED):
-                return open_camera(source, fps=self.config.values["camera"]["fps"])
+                return open_camera(source, fps=fps)
             return open_camera(source)
         except ValueError as error:
-            raise ConfigError(f"camera.source = {source!r}: {error}") from None
+            raise ConfigError(f"{named} = {source!r}: {error}") from None
+
+    def _seat_players(self) -> None:
+        """At the simulated table, its players put down the tiles the game waits for."""
+        from tabletop.assembly.simcamera import SimPlayers, SimTable
+
+        if isinstance(self.camera, SimTable):
+            desk = self.loop.desk
+            if isinstance(desk, Assistant) and list(desk.game.geometry.labels) == \
+                    list(self.camera.live.table.layout.geometry.labels):
+                # A resumed game's tiles lie on the table still.
+                self.camera.lay(sorted(desk.tiles | set(desk.flagged)))
+            self.loop.observers.append(
+                SimPlayers(self.loop, self.camera, seed=self.camera.settings["seed"]))
 
     def _eyes(self) -> Any:
         from calibration.calfile import load_calibration
@@ -128,15 +161,18 @@ class Runner:
         path = self.data / CALIBRATION_FILE
         if path.is_file():
             return Watcher(load_calibration(path))
-        from tabletop.assembly.simcamera import SimCamera
+        from tabletop.assembly.simcamera import SimCamera, SimTable
 
-        if isinstance(self.camera, SimCamera):          # the simulated table calibrates itself
+        simulated = isinstance(self.camera, (SimCamera, SimTable))
+        if simulated and not (self.on_screen and self.chosen):   # it calibrates itself
             from calibration.calibrate import calibrate
 
             image, corners = self.camera.calibration_view()
             return Watcher(calibrate(image, corners, self.camera.settings["rules"]))
         if self.on_screen:       # the touchscreen leads the table through it
-            self.out(f"no calibration at {path}: calibrate the camera on the touchscreen")
+            self.out(f"no calibration at {path}: calibrate the camera on the touchscreen"
+                     + (": tap the centres of the four corner cells, then Save" if simulated
+                        else ""))
             return None
         raise ConfigError(f"no calibration at {path}: photograph the empty board and run "
                           f"`tabletop calibrate --image PHOTO --corners ... --out {path}`")
@@ -152,7 +188,7 @@ class Runner:
         try:
             self.recorder = Recorder(folder, eyes.calibration,
                                      table=self.config.values["table"]["name"],
-                                     source=str(camera["source"]), fps=camera["fps"])
+                                     source=str(self.source), fps=camera["fps"])
         except RecordingError as error:
             raise ConfigError(str(error)) from None
         self.out(notice(folder))
@@ -262,18 +298,10 @@ class Runner:
     def run_app(self) -> int:
         """The same table on the touchscreen app (the app's clock steps the loop)."""
         prepare_window(self.config)
-        from ui.app import TableApp
-
-        values = self.config.values
-        language, fps = values["screen"]["language"], values["camera"]["fps"]
         backlight = self._backlight()
         try:
             with self.camera if self.camera is not None else contextlib.nullcontext():
-                app = TableApp(loop=self.loop, language=language, fps=fps,
-                               new_game=self.new_game, services=self.services,
-                               camera=self.camera, camera_off=self.camera_off(),
-                               calibrated=self.loop.eyes is not None,
-                               announce=self.announce, idle=self._dimmer(backlight))
+                app = self.make_app(idle=self._dimmer(backlight))
                 app.run()
         finally:
             backlight.close()       # lit again for whatever comes after the app
@@ -282,6 +310,18 @@ class Runner:
             self.out(f"tabletop: {self.camera.hopeless}: ending for a new start "
                      f"(exit {app.exit_code}); every confirmed action is in the journal")
         return app.exit_code
+
+    def make_app(self, idle: Any = None) -> Any:
+        """The touchscreen app over this table (its camera opened first: :meth:`camera_off`
+        says whether it was found); ``idle`` dims the panel between games."""
+        from ui.app import TableApp
+
+        values = self.config.values
+        return TableApp(loop=self.loop, language=values["screen"]["language"],
+                        fps=values["camera"]["fps"], new_game=self.new_game,
+                        services=self.services, camera=self.camera,
+                        camera_off=self.camera_off(), calibrated=self.loop.eyes is not None,
+                        announce=self.announce, idle=idle)
 
     def _backlight(self) -> Any:
         """The panel's light (``[backlight] kind``); a fault is said and the light left alone."""
@@ -339,10 +379,12 @@ def _stop(signum: int, frame: Any) -> None:
 
 
 def main(config: Config, players: list[str] | None, new: bool, headless: bool = False,
-         screen: bool = False, wait: float = 60.0, record: Path | None = None) -> int:
+         screen: bool = False, wait: float = 60.0, record: Path | None = None,
+         camera: str | None = None) -> int:
     """``tabletop run``: the touchscreen app where there is a display and Kivy, else headless
     (printing lines as they come: a log or a terminal reads them live).
 
+    ``camera``: ``--camera``'s source, over ``[camera] source`` for this run.
     ``screen`` (the Pi's user service, started by the desktop's autostart): the
     session's ``DISPLAY``, else its sockets, waiting up to ``wait`` seconds for
     them; without one (or without Kivy) exit 1, and systemd tries again.
@@ -366,7 +408,7 @@ def main(config: Config, players: list[str] | None, new: bool, headless: bool = 
             return 1
     app = not headless and _display()
     runner = Runner(config, players, new, out=lambda line: print(line, flush=True),
-                    on_screen=app, record=record)
+                    on_screen=app, record=record, camera=camera)
     code = runner.run_app() if app else runner.run()
     if code == RESTART:
         # The journal is closed. A camera stuck in its driver may hang the interpreter's own
@@ -382,6 +424,9 @@ def main(config: Config, players: list[str] | None, new: bool, headless: bool = 
 def prepare_window(config: Config) -> None:
     """``[screen]`` for Kivy, before its window exists (importing ``ui.app`` makes it, with
     the settings of that moment): the keyboard mode, full screen or windowed, rotation."""
+    from ui.quiet import quiet_kivy
+
+    quiet_kivy()                  # before Kivy's import: its log would take over stderr
     from kivy.config import Config as KivyConfig
 
     from tabletop.assembly.config import window_size

@@ -21,12 +21,19 @@ def register(commands: argparse._SubParsersAction) -> None:
         "demo", help="a bot game at a simulated table: camera, tracker, prompts, buttons, journal")
     demo.add_argument("--rules", default="acquire", choices=available_rules())
     demo.add_argument("--seed", type=int, default=0, help="the same seed plays the same game")
-    demo.add_argument("--players", type=int, help="how many bots sit at the table (default 4)")
+    demo.add_argument("--players", type=int,
+                      help="how many bots sit at the table (default 4; the rule set says how "
+                           "many it seats)")
+    demo.add_argument("--mode", help="the bonus mode, e.g. tycoon (default: the rule set's)")
     demo.add_argument("--speed", type=float, default=0.0,
                       help="pace: 1 is a real table's 10 frames a second, 0 (default) as fast "
                            "as the machine goes")
+    demo.add_argument("--turns", type=int, metavar="N",
+                      help="stop after turn N (default: play to the end); the game stays "
+                           "unfinished in the journal")
     demo.add_argument("--journal", metavar="DB",
-                      help="record the game here (default: a new file in a temporary folder)")
+                      help="record the game here (default: demo-journal.db in the data folder, "
+                           "apart from the table's games)")
     demo.add_argument("--headless", action="store_true",
                       help="print the game instead of showing the touchscreen app")
     demo.set_defaults(run=_demo)
@@ -45,6 +52,16 @@ def register(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--record", metavar="FOLDER", type=Path,
                      help="with the players' consent: keep the camera's frames at each "
                           "placement in FOLDER (a new folder), for `tabletop vision-report`")
+    run.add_argument("--camera", metavar="SOURCE",
+                     help="the camera for this run instead of [camera] source: usb:0, "
+                          "picamera2, file:VIDEO, dir:FRAMES, off, or sim[:RULES,seed=N] (a "
+                          "simulated table whose players put the game's tiles down: try the "
+                          "table on a laptop)")
+    run.add_argument("--window", action="store_true",
+                     help="a window of [screen] size instead of the full screen (a laptop)")
+    run.add_argument("--data", metavar="DIR", type=Path,
+                     help="keep the journal and the calibration in DIR instead of the data "
+                          "folder ([paths] data)")
     run.set_defaults(run=_run)
 
     shots = commands.add_parser(
@@ -54,22 +71,31 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from tabletop.assembly.demo import run
+    from tabletop.assembly.demo import demo_setup, run
+    from tabletop.assembly.demo_view import Style, wants_colour
 
-    if args.speed < 0:
-        print("tabletop: --speed must be 0 or more", file=sys.stderr)
+    refusal = _demo_refusal(args)
+    if refusal:
+        print(f"tabletop: {refusal}", file=sys.stderr)
         return 2
-    if args.players is not None and args.players < 2:
-        print("tabletop: --players must be 2 or more", file=sys.stderr)
-        return 2
-    try:
-        if not args.headless and _display():
-            return _demo_app(args)
-        run(args.rules, args.seed, args.players, args.speed, args.journal,
-            out=lambda line: print(line, flush=True))
-    except KeyboardInterrupt:
-        print("stopped: every confirmed action is in the journal", flush=True)
+    demo_setup(args.rules, args.players, args.mode)    # refused before anything is written
+    if not args.headless and _display():
+        return _demo_app(args)
+    # Ctrl-C: run says where the game is kept, then tabletop's main says "stopped" (exit 130).
+    run(args.rules, args.seed, args.players, args.speed, args.journal,
+        out=lambda line: print(line, flush=True), mode=args.mode, turns=args.turns,
+        style=Style(colour=wants_colour(sys.stdout)))
     return 0
+
+
+def _demo_refusal(args: argparse.Namespace) -> str:
+    """What is wrong with the demo's numbers ("" if nothing)."""
+    if not args.speed >= 0:        # also NaN
+        return (f"--speed must be 0 or more, not {args.speed:g}: 0 plays as fast as the "
+                f"machine goes, 1 at a real table's pace")
+    if args.turns is not None and args.turns < 1:
+        return f"--turns {args.turns}: give 1 or more (or leave it out to play to the end)"
+    return ""
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -78,8 +104,13 @@ def _run(args: argparse.Namespace) -> int:
 
     players = [name.strip(" ") for name in args.players.split(",")] if args.players else None
     try:
-        return main(load_config(), players, args.new, args.headless, args.screen,
-                    record=args.record)
+        config = load_config()
+        if args.data is not None:
+            config.values["paths"]["data"] = str(args.data.expanduser())
+        if args.window:
+            config.values["screen"]["windowed"] = True
+        return main(config, players, args.new, args.headless, args.screen,
+                    record=args.record, camera=args.camera)
     except TabletopError:
         raise
     except ValueError as error:          # a device setting the hardware layer refused
@@ -115,13 +146,15 @@ def _demo_app(args: argparse.Namespace) -> int:
     """The demo on the touchscreen app: the bots advance a camera frame each tick."""
     from tabletop.assembly.config import load_config
     from tabletop.assembly.demo import Demo
+    from tabletop.assembly.demo_view import Style, wants_colour
     from tabletop.assembly.runner import prepare_window
 
     prepare_window(load_config())      # before the window exists: it fills the screen
     from ui.app import TableApp
 
     demo = Demo(args.rules, args.seed, args.players, 0.0, args.journal,
-                out=lambda line: print(line, flush=True))
+                out=lambda line: print(line, flush=True), mode=args.mode, turns=args.turns,
+                style=Style(colour=wants_colour(sys.stdout)))
     fps = 10.0 * (args.speed or 1.0)
     try:
         TableApp(loop=demo.loop, driver=demo.steps(), fps=fps).run()

@@ -31,7 +31,7 @@ from calibration.synthetic.livetable import DEMO_SIZE, LiveTable  # noqa: E402
 from calibration.recognize import Watcher  # noqa: E402
 from calibration.synthetic.render import render  # noqa: E402
 from calibration.synthetic.scenes import Nuisances  # noqa: E402
-from tabletop.assembly.demo import Demo  # noqa: E402
+from tabletop.assembly.demo import ASKED, CAMERA_OFF, MISREAD, SEEN, Demo  # noqa: E402
 
 
 def replayed_state(journal_path: Path, game_id: int) -> dict:
@@ -74,8 +74,13 @@ def test_a_whole_demo_game_runs_to_its_end_and_the_journal_replays_to_the_same_s
     assert report.tapped == []
     assert Counter(report.committed + report.unsure) == Counter(played)
     assert len(report.unsure) <= max(1, len(played) // 20)
-    assert lines[-4].startswith("placements:") and "Final standings:" in lines
+    assert "Final standings:" in lines and "What the camera and the table did:" in lines
     assert len(report.latencies) == len(played)
+    # The summary's ways: each tile in play once, the camera's (committed or asked about).
+    assert report.draw == drawn and [tile for tile, _ in report.how] == played
+    assert report.count(SEEN) + report.count(ASKED) == len(played)
+    assert f"  in play: {len(played)} = {report.count(SEEN)} committed by the camera " \
+           f"+ {report.count(ASKED)} asked about and confirmed" in lines
 
 
 def test_the_camera_unplugged_mid_game_the_rest_is_entered_by_hand(tmp_path):
@@ -96,6 +101,7 @@ def test_the_camera_unplugged_mid_game_the_rest_is_entered_by_hand(tmp_path):
         assert demo.assistant.manual and "camera off" in demo.assistant.prompt.banner
         assert len(report.committed) == committed          # nothing seen after the cable went
         assert len(report.tapped) > 20
+        assert report.count(CAMERA_OFF) == len(report.tapped)     # none of the draw's
         assert set(report.tapped) <= {game.geometry.labels[c]
                                       for c, owner in enumerate(game.board.cells) if owner != -1}
         assert state_json(game) == replayed_state(tmp_path / "journal.db", report.game_id)
@@ -166,7 +172,7 @@ def test_a_misread_tile_is_corrected_by_hand(tmp_path):
         assert game.board.cells[game.geometry.parse(right)] != -1      # what was placed
         assert game.board.cells[game.geometry.parse(wrong)] == -1      # not what was misread
         assert any(f"the camera proposed {wrong}, the tile is {right}" in line for line in lines)
-        assert demo.report.tapped == [right]
+        assert demo.report.tapped == [right] and (right, MISREAD) in demo.report.how
         assert demo.assistant.prompt.differences == ()
         for _ in range(6):
             demo.turn()

@@ -1,0 +1,278 @@
+"""``tabletop demo`` as a newcomer reads it: the title with the mode, the cash after each
+turn (as the journal has it), the board, a summary whose figures add up, and the journal
+it names (in the data folder, listed by ``tabletop games``); bad numbers refused at once.
+
+The game runs as the command, in a process of its own, stopped after a few turns
+(``--turns``); the refusals run through ``tabletop.cli.main``.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tabletop.cli import main
+from tabletop.engine.game import Game
+from tabletop.engine.random_play import random_action
+from tabletop.engine.ruleset import available_rules, load_rules
+from tabletop.engine.state import state_json
+from tabletop.engine.table_script import replay
+from tabletop.journal.journal import open_for_reading
+from tabletop.assembly.demo_view import (
+    Style, board_lines, cash_lines, chain_letters, grid_lines, title_lines, wants_colour)
+
+pytest.importorskip("cv2")
+
+TURNS = 4
+
+
+def demo_env(tmp_path: Path) -> dict[str, str]:
+    """A data folder, no configuration file and a temporary folder of the test's own."""
+    (tmp_path / "tmp").mkdir(exist_ok=True)
+    env = {**os.environ, "TABLETOP_DATA": str(tmp_path / "data"),
+           "TABLETOP_CONFIG": str(tmp_path / "no-config.toml"), "TMPDIR": str(tmp_path / "tmp"),
+           "PYTHONUNBUFFERED": "1"}
+    env.pop("NO_COLOR", None)
+    return env
+
+
+@pytest.fixture(scope="module")
+def shown(tmp_path_factory) -> tuple[subprocess.CompletedProcess, Path]:
+    """A short Tycoon game of three bots, as the command prints it into a pipe."""
+    tmp_path = tmp_path_factory.mktemp("demo")
+    done = subprocess.run([sys.executable, "-m", "tabletop.cli", "demo", "--headless",
+                           "--seed", "1", "--players", "3", "--mode", "tycoon",
+                           "--turns", str(TURNS)],
+                          capture_output=True, text=True, env=demo_env(tmp_path), timeout=600)
+    return done, tmp_path
+
+
+def printed_journal(out: str) -> tuple[Path, int]:
+    game_id = int(re.search(r"^Game (\d+) is kept in the demo journal", out, re.M).group(1))
+    path = Path(re.search(r"^Game \d+ is kept in .*:\n  (.+)$", out, re.M).group(1))
+    return path, game_id
+
+
+def test_the_title_says_the_rules_the_mode_the_players_and_the_seed(shown):
+    done, _ = shown
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == load_rules("acquire").title
+    assert lines[1].startswith("  mode: Tycoon (bonuses: primary, secondary, tertiary)")
+    assert lines[2] == "  other options: the rule set's defaults"
+    assert lines[3] == "  players: 3 bots, Ann, Bob and Cy"
+    assert lines[4] == "  seed: 1 (the same seed plays the same game)"
+    # Said before the slow part begins, not after it.
+    assert lines[5].startswith("Preparing the simulated table")
+
+
+def test_the_output_is_plain_fits_80_columns_and_drops_the_delay_of_each_line(shown):
+    done, _ = shown
+    journal, _ = printed_journal(done.stdout)
+    assert "\x1b" not in done.stdout               # a pipe: no escape codes
+    assert "from the hand leaving" not in done.stdout
+    too_wide = [line for line in done.stdout.splitlines()
+                if len(line) > 80 and str(journal) not in line]
+    assert too_wide == []
+
+
+def test_each_turns_cash_line_is_the_journals_cash_at_the_end_of_that_turn(shown):
+    done, _ = shown
+    path, game_id = printed_journal(done.stdout)
+    with open_for_reading(path) as journal:
+        lines = journal.lines(game_id)
+    states = {}                  # turn -> the state once that turn's buy is in
+    for end in range(2, len(lines) + 1):
+        state = state_json(replay(lines[:end]).game)
+        states.setdefault(state["turn"] - 1, state)
+    rules = load_rules("acquire")
+    assert states[0]["options"]["bonus_mode"] == "tycoon"        # the mode was played
+    printed = done.stdout.splitlines()
+    cash = [(index, line) for index, line in enumerate(printed) if line.startswith("    cash  ")]
+    assert len(cash) == TURNS
+    for turn, (index, line) in enumerate(cash, start=1):
+        assert printed[index - 1].startswith(f"turn {turn:>3}  ")   # right after its turn
+        state = states[turn]
+        entries = "  ".join(f"{player['name']} {rules.money(player['cash'])}"
+                            for player in state["players"])
+        assert line == f"    cash  {entries}  | {state['tiles_left']} tiles left"
+    # Somebody bought shares with the cash shown: the line is not the starting cash only.
+    assert any(player["cash"] != rules.starting_cash for player in states[TURNS]["players"])
+
+
+def test_the_summary_adds_up_and_matches_the_journal(shown):
+    done, _ = shown
+    out = done.stdout
+    path, game_id = printed_journal(out)
+
+    def numbers(pattern: str) -> list[int]:
+        found = re.search(pattern, out, re.M)
+        assert found, pattern
+        return [int(value) for value in found.groups()]
+
+    put, draw, play = numbers(r"^  tiles put down: (\d+) = (\d+) for the turn-order draw "
+                              r"\+ (\d+) in play$")
+    draw_again, draw_seen, draw_tapped = numbers(
+        r"^  draw: (\d+) = (\d+) seen together by the camera \+ (\d+) tapped in by hand$")
+    play_again, committed, asked = numbers(
+        r"^  in play: (\d+) = (\d+) committed by the camera \+ (\d+) asked about and confirmed$")
+    tapped, missed, misread, off = numbers(
+        r"^ +\+ (\d+) tapped in by hand "
+        r"\((\d+) missed, (\d+) misread, (\d+) with the camera off\)$")
+    taken_off, back, refused, went, told = numbers(
+        r"^  taken off: (\d+) = (\d+) turn-order tiles back in the bag "
+        r"\+ (\d+) refused in play\n += (\d+) seen going by the camera \+ (\d+) told by hand$")
+    proposals, = numbers(r"^  hand gone -> proposal: median [0-9.]+ s, 95th percentile "
+                         r"[0-9.]+ s \((\d+) proposals\)$")
+    assert put == draw + play and draw == draw_again and play == play_again
+    assert draw == draw_seen + draw_tapped
+    assert play == committed + asked + tapped and tapped == missed + misread + off
+    assert taken_off == back + refused == went + told
+    assert proposals == committed + asked
+    # The figures are the game's: a turn-order tile per player, a tile per placement.
+    with open_for_reading(path) as journal:
+        lines = journal.lines(game_id)
+    setup = replay(lines[:1]).game
+    placements = sum(1 for line in lines[1:] if '"do": "place"' in line or '"do":"place"' in line)
+    assert draw == len(setup.names) == 3
+    assert play == placements == TURNS
+
+
+def test_the_printed_journal_is_in_the_data_folder_and_tabletop_games_lists_it(shown, capsys):
+    done, tmp_path = shown
+    path, game_id = printed_journal(done.stdout)
+    assert path == tmp_path / "data" / "demo-journal.db" and path.is_file()
+    assert f"tabletop games --journal {path}" in done.stdout
+    assert list((tmp_path / "tmp").iterdir()) == []              # no temporary folder left
+    assert not (tmp_path / "data" / "journal.db").exists()      # the table's games untouched
+    assert main(["games", "--journal", str(path)]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert re.match(rf"^ *{game_id}  acquire  Ann, Bob, Cy +{TURNS + 1} ", listed[1]), listed
+    # The game is unfinished (--turns): the command said so, and the journal agrees.
+    assert f"Stopped after turn {TURNS} (--turns)" in done.stdout
+    assert listed[1].rstrip().endswith("-")
+
+
+@pytest.mark.parametrize("rules", available_rules())
+def test_players_outside_the_rule_sets_range_are_refused_and_nothing_is_written(
+        tmp_path, monkeypatch, capsys, rules):
+    monkeypatch.setenv("TABLETOP_DATA", str(tmp_path / "data"))
+    monkeypatch.setenv("TABLETOP_CONFIG", str(tmp_path / "no-config.toml"))
+    ruleset = load_rules(rules)
+    for players in (ruleset.max_players + 1, ruleset.min_players - 1):
+        assert main(["demo", "--headless", "--rules", rules, "--players", str(players)]) == 2
+        error = capsys.readouterr().err
+        least, most = ruleset.min_players, ruleset.max_players
+        assert error.startswith(f"tabletop: --players must be {least} or more and at most "
+                                f"{most}, not {players}: {ruleset.title} seats {least} to "
+                                f"{most} players")
+    assert not (tmp_path / "data").exists()
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--speed", "-1"], "--speed must be 0 or more, not -1: 0 plays as fast as the machine "
+                        "goes, 1 at a real table's pace"),
+    (["--speed", "nan"], "--speed must be 0 or more, not nan"),
+    (["--turns", "0"], "--turns 0: give 1 or more"),
+    (["--mode", "tykoon"], ("--mode tykoon: Acquire (Classic and Tycoon modes, two-player "
+                            "variant, older edition) is played in classic or tycoon mode")),
+    (["--rules", "megacquire-gold", "--mode", "tycoon"],
+     "--mode tycoon: MEGAcquire GOLD is played in classic mode"),
+])
+def test_bad_numbers_and_modes_are_refused_with_what_to_give(tmp_path, monkeypatch, capsys,
+                                                             argv, says):
+    monkeypatch.setenv("TABLETOP_DATA", str(tmp_path / "data"))
+    monkeypatch.setenv("TABLETOP_CONFIG", str(tmp_path / "no-config.toml"))
+    assert main(["demo", "--headless", *argv]) == 2
+    assert capsys.readouterr().err.startswith(f"tabletop: {says}")
+    assert not (tmp_path / "data").exists()
+
+
+def test_ctrl_c_says_where_the_game_is_kept_without_a_traceback(tmp_path):
+    demo = subprocess.Popen([sys.executable, "-m", "tabletop.cli", "demo", "--headless"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=demo_env(tmp_path))
+    try:
+        for line in demo.stdout:             # read as it prints: stop once play is under way
+            if line.startswith("turn   2  "):
+                break
+        demo.send_signal(signal.SIGINT)
+        rest, errors = demo.communicate(timeout=120)
+    finally:
+        if demo.poll() is None:
+            demo.kill()
+    assert demo.returncode == 130 and errors == "tabletop: stopped\n", errors   # no traceback
+    assert "Stopped: every confirmed action is in the journal." in rest
+    path = tmp_path / "data" / "demo-journal.db"
+    assert f"Game 1 is kept in the demo journal, apart from the table's games:\n  {path}\n" in rest
+    with open_for_reading(path) as journal:
+        assert journal.games()[0].actions >= 2
+
+
+# --- the board and the colours, without a camera ---------------------------------------------
+
+
+def played(rules: str, turns: int, players: int = 6) -> Game:
+    game = Game(rules, ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay"][:players], None, seed=3)
+    rng = random.Random(3)
+    while game.pending is not None and game.turn <= turns:
+        game.push(random_action(game, rng))
+    return game
+
+
+@pytest.mark.parametrize("rules", available_rules())
+def test_the_board_shows_every_cell_as_the_game_has_it_and_fits_80_columns(rules):
+    game = played(rules, 45)
+    grid = grid_lines(game, Style())
+    digits = set("0123456789 ")
+    body = [line[2:] for line in grid if line and not set(line) <= digits]   # no row letter
+    cells = game.board.cells
+    assert len(body) == game.geometry.rows
+    assert sum(line.count(".") for line in body) == cells.count(-1)
+    assert sum(line.count("o") for line in body) == cells.count(-2) > 0
+    letters = chain_letters([chain.name for chain in game.rules.chains])
+    assert sum(1 for size in game.board.sizes if size) >= 2
+    for chain, size in enumerate(game.board.sizes):
+        assert sum(line.count(letters[chain]) for line in body) == size
+    shown = board_lines(game, Style(), "board after turn 45") + cash_lines(game)
+    assert all(len(line) <= 80 for line in shown), [line for line in shown if len(line) > 80]
+    for name, cash in zip(game.names, game.cash):       # beside the board: cash and shares
+        assert any(re.search(rf"\b{name} +{re.escape(game.rules.money(cash))}  ", line)
+                   for line in shown)
+
+
+def test_colour_only_on_a_terminal_and_never_with_no_color(tmp_path):
+    class Terminal:
+        def isatty(self) -> bool:
+            return True
+
+    with open(tmp_path / "out.txt", "w") as pipe_like:
+        assert not wants_colour(pipe_like, {"TERM": "xterm"})
+    assert wants_colour(Terminal(), {"TERM": "xterm"})
+    assert not wants_colour(Terminal(), {"TERM": "xterm", "NO_COLOR": "1"})
+    assert not wants_colour(Terminal(), {"TERM": "dumb"})
+    game = played("acquire", 20)
+    coloured = "\n".join(board_lines(game, Style(colour=True), "board"))
+    plain = "\n".join(board_lines(game, Style(), "board"))
+    assert "\x1b[" in coloured and "\x1b" not in plain
+    assert re.sub(r"\x1b\[[0-9;]*m", "", coloured) == plain
+
+
+def test_the_title_names_the_mode_played_of_every_rule_set():
+    for rules in available_rules():
+        ruleset = load_rules(rules)
+        for mode in ruleset.options["bonus_mode"].choices:
+            lines = title_lines(ruleset, ruleset.resolve_options({"bonus_mode": mode}),
+                                ["Ann", "Bob"], 9)
+            assert lines[0] == ruleset.title
+            assert lines[1].startswith(f"  mode: {mode.capitalize()} (bonuses: "
+                                       f"{', '.join(ruleset.bonus_mode(mode).names)})")
+            assert lines[3:] == ["  players: 2 bots, Ann and Bob",
+                                 "  seed: 9 (the same seed plays the same game)"]
