@@ -40,7 +40,12 @@ def read_qr_photo(path: str) -> bytes:
     if size[0] * size[1] > MAX_PIXELS:
         raise SlipError(f"{path} is too large a picture ({size[0]}x{size[1]} pixels; at most "
                         f"{MAX_PIXELS // 1_000_000} million): photograph the slip's code alone")
-    image = cv2.imdecode(np.frombuffer(raw, np.uint8), cv2.IMREAD_GRAYSCALE)
+    level = cv2.utils.logging.getLogLevel()
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)   # our message says more
+    try:
+        image = cv2.imdecode(np.frombuffer(raw, np.uint8), cv2.IMREAD_GRAYSCALE)
+    finally:
+        cv2.utils.logging.setLogLevel(level)
     if image is None:
         raise SlipError(f"{path} is not a picture OpenCV can read (PNG or JPEG)")
     longest = max(image.shape)
