@@ -1,7 +1,8 @@
 """Vision benchmark: tile recognition accuracy, ``watch`` accuracy and per-frame latency.
 
     python3 bench/vision.py [--frames 2100] [--seed 0] [--sequences 2] [--placements 8]
-                            [--world tuning|held-out|both] [--quick] [--json FILE]
+                            [--world tuning|held-out|both] [--classifier hand|learned|both]
+                            [--quick] [--json FILE]
 
 Two worlds (``calibration/synthetic/worlds.py``), measured alike and reported
 side by side: *tuning*, the renderer's world every threshold was set on, and
@@ -12,6 +13,12 @@ casts, under- and over-exposure, camera heights, tilts and lenses, shake,
 skin and sleeves). ``--world`` picks one or both (the default); each world
 renders its own tables (the held-out ones cycle through every material) and
 plays its own games. Only the tuning world's figures may guide tuning.
+
+``--classifier`` picks who decides each cell: the hand-tuned thresholds
+(``hand``, the default), the learned model shipped in ``calibration/models``
+(``learned``: ``calibration/learned.py``, trained by ``bench/train_cells.py``
+on the training world, never on held-out tables), or ``both``, each world
+measured with each, side by side.
 
 Everything is rendered (``calibration.synthetic.render``), so the truth is known:
 
@@ -52,6 +59,7 @@ import argparse
 import dataclasses
 import json
 import math
+import os
 import platform
 import sys
 import time
@@ -66,6 +74,7 @@ import numpy as np  # noqa: E402
 
 from calibration.calfile import CalibrationError  # noqa: E402
 from calibration.calibrate import calibrate  # noqa: E402
+from calibration.classify import CLASSIFIERS  # noqa: E402
 from calibration.recognize import Recognizer, sightings  # noqa: E402
 from calibration.synthetic.render import TILE_STYLES, make_table, render, render_empty  # noqa: E402
 from calibration.synthetic.scenes import Nuisances  # noqa: E402
@@ -409,10 +418,11 @@ def watch_figures(results: list[dict]) -> dict:
 
 
 def report(records: list[dict], results: list[dict], elapsed: float, args, world: str = "tuning",
-           refused: Iterable[str] = ()) -> dict:
+           refused: Iterable[str] = (), classifier: str = "hand") -> dict:
     overall = cell_figures(records)
     latency = latency_figures(records, results)
-    print(f"\n=== world: {world} ===")
+    print(f"\n=== world: {world} ===" if classifier == "hand"
+          else f"\n=== world: {world}, classifier: {classifier} ===")
     print(f"machine: {cpu_name()} {platform.machine()}, "
           f"Python {platform.python_version()}, OpenCV {cv2.__version__}, NumPy {np.__version__}")
     print(f"frames {overall['frames']} (1280x960), seed {args.seed}, {elapsed:.0f} s in all\n")
@@ -496,21 +506,22 @@ def side_by_side(worlds: dict[str, tuple[list[dict], list[dict]]]) -> dict:
                 "p50_delay": watch["p50_delay"], "p95_delay": watch["p95_delay"],
                 "cpu_p50": watch["cpu_p50"], "refused": watch["refused"]}
     print("\nside by side (recognition on clear boards; watch's games; CPU ms per frame of the stream):")
-    print(f"{'world / layout':20s} {'cell error':>10s} {'uncertain':>9s} {'exact':>7s} "
+    width = max([20] + [len(name) + 1 for name in rows])
+    print(f"{'world / layout':{width}s} {'cell error':>10s} {'uncertain':>9s} {'exact':>7s} "
           f"{'committed':>11s} {'asked':>5s} {'wrong':>5s} {'cannot tell':>11s} "
           f"{'delay p50/p95 s':>15s} {'CPU p50':>7s}")
     for name, row in rows.items():
         delay = ("-" if math.isnan(row["p50_delay"])
                  else f"{row['p50_delay']:.1f}/{row['p95_delay']:.1f}")
         cpu = "-" if math.isnan(row["cpu_p50"]) else f"{row['cpu_p50']:.1f}"
-        print(f"{name:20s} {percent(row['cell_error'], 3):>10s} {percent(row['uncertain']):>9s} "
+        print(f"{name:{width}s} {percent(row['cell_error'], 3):>10s} {percent(row['uncertain']):>9s} "
               f"{percent(row['exact'], 1):>7s} {str(row['committed']) + '/' + str(row['placed']):>11s} "
               f"{row['asked']:5d} {row['wrong']:5d} {row['cannot_tell']:11d} {delay:>15s} {cpu:>7s}")
     return rows
 
 
-def run_world(world: str, args) -> tuple[dict, list[dict], list[dict]]:
-    """Calibrate, read and play one world; its summary, frame records and game results."""
+def run_world(world: str, args, classifier: str = "hand") -> tuple[dict, list[dict], list[dict]]:
+    """Calibrate, read and play one world with one classifier; its summary, records and results."""
     started = time.perf_counter()
     print(f"[{world}] calibrating {len(LAYOUTS) * TABLES_PER_LAYOUT} tables ...", file=sys.stderr,
           flush=True)
@@ -523,7 +534,8 @@ def run_world(world: str, args) -> tuple[dict, list[dict], list[dict]]:
         print(f"[{world}] playing {args.sequences} game(s) per layout ...", file=sys.stderr,
               flush=True)
         results = games(args.seed, args.sequences, args.placements, world)
-    summary = report(records, results, time.perf_counter() - started, args, world, refused)
+    summary = report(records, results, time.perf_counter() - started, args, world, refused,
+                     classifier)
     return summary, records, results
 
 
@@ -546,6 +558,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--placements", type=int, default=8, help="placements per game")
     parser.add_argument("--world", choices=WORLDS + ("both",), default="both",
                         help="the tuning world, the held-out one, or both side by side")
+    parser.add_argument("--classifier", choices=CLASSIFIERS + ("both",), default="hand",
+                        help="who decides each cell: the hand-tuned thresholds, the learned "
+                             "model, or both side by side")
     parser.add_argument("--quick", action="store_true",
                         help="a smoke run: 240 frames, one game of 3 placements per layout")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
@@ -553,10 +568,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         args.frames, args.sequences, args.placements = 240, min(args.sequences, 1), 3
     worlds = WORLDS if args.world == "both" else (args.world,)
+    classifiers = CLASSIFIERS if args.classifier == "both" else (args.classifier,)
     summaries, data = {}, {}
     for world in worlds:
-        summary, records, results = run_world(world, args)
-        summaries[world], data[world] = summary, (records, results)
+        for classifier in classifiers:
+            # Every recognizer the run makes takes its classifier from the environment.
+            os.environ["TABLETOP_CLASSIFIER"] = classifier
+            name = world if len(classifiers) == 1 else f"{world}/{classifier}"
+            summary, records, results = run_world(world, args, classifier)
+            summaries[name], data[name] = summary, (records, results)
     rows = side_by_side(data)
     if args.json:
         out = {"machine": {"cpu": cpu_name(), "arch": platform.machine(),

@@ -34,13 +34,15 @@ edge, while a hand, an arm or a sleeve hides it under a plain surface.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Collection
 
 import cv2
 import numpy as np
 
-from calibration.calfile import Calibration
+from calibration.calfile import Calibration, CalibrationError
+from tabletop.messages import Message
 
 #: Radius (board units) of the disc sampled in each cell: inside the cell's outline.
 SAMPLE_RADIUS = 0.40
@@ -124,6 +126,11 @@ TYPICAL_GAP = 0.5
 #: of the benchmark hides a whole border, and an arm reaching a corner cell may hide
 #: no more than the grid's outline beside it (a hand over the board hides dozens).
 HIDDEN_BORDERS = 1
+#: Who decides each cell: "hand" (the thresholds above) or "learned" (calibration/learned.py,
+#: which takes this classifier's measures and the cells' patches). The environment's
+#: TABLETOP_CLASSIFIER chooses where the caller does not.
+CLASSIFIERS = ("hand", "learned")
+DEFAULT_CLASSIFIER = "hand"
 
 
 @dataclass(frozen=True)
@@ -144,8 +151,9 @@ class CellReading:
 class TileClassifier:
     """Reads rectified frames of one calibrated table (see the module's docstring)."""
 
-    def __init__(self, calibration: Calibration) -> None:
+    def __init__(self, calibration: Calibration, classifier: str | None = None) -> None:
         self.calibration = calibration
+        self.kind = chosen_classifier(classifier)
         reference = calibration.reference
         height, width = reference.shape[:2]
         self._cells = _cell_samples(calibration, width, height)
@@ -189,6 +197,10 @@ class TileClassifier:
         region = near[:, :cells] | np.eye(cells, dtype=bool)
         # (cells, cells): column c averages the cells within LIGHT_RADIUS of cell c, c included
         self._region = (region / region.sum(axis=0)).astype(np.float32)
+        self.cells = None   # a calibration.learned.LearnedCells deciding the cells, or None
+        if self.kind == "learned":
+            from calibration.learned import CellModel, learned_cells  # loaded only when chosen
+            self.cells = learned_cells(self, CellModel.load())
 
     def read(self, rectified: np.ndarray) -> CellReading:
         """The verdict on one rectified frame (BGR, the reference's size)."""
@@ -227,7 +239,8 @@ class TileClassifier:
         best = max(scores)
         chosen = next(i for i, score in enumerate(scores) if score >= best - 0.02)
         structure = candidates[chosen]
-        if max(scores) < READABLE:
+        # (a learned decider judges such a frame cell by cell: it was trained on them)
+        if max(scores) < READABLE and self.cells is None:
             everything = frozenset(range(len(structure)))
             return CellReading(frozenset(), everything, False, structure,
                                np.zeros(len(structure)), np.zeros(len(structure)), -1)
@@ -279,6 +292,11 @@ class TileClassifier:
             cells = np.arange(len(structure))
             tile_like &= ~((focus > chosen) & (regional[focus] - stack[focus, cells] < TILE_LOSS))
         hidden = self._hidden_borders(grey, gx, gy, focus)
+        if self.cells is not None:
+            from calibration.learned import Measures
+            tile_like, empty_like = self.cells.decide(
+                Measures(grey, chosen, structure, loss, energy, chroma, brightness, light, burnt,
+                         focus > chosen, best), tile_like, empty_like)
         occupied = np.flatnonzero(tile_like)
         uncertain = np.flatnonzero(~tile_like & ~empty_like)
         clear = ring_unlike == 0 and hidden < HIDDEN_BORDERS
@@ -358,6 +376,15 @@ class TileClassifier:
         # Brighter alone is glare, not an arm: an arm or a shadow darkens, colours or outlines.
         unlike = (light < -RING_BRIGHTNESS) | (colour > RING_CHROMA) | (edges > RING_EDGES)
         return int(unlike.sum())
+
+
+def chosen_classifier(classifier: str | None = None) -> str:
+    """``classifier``, else the environment's TABLETOP_CLASSIFIER, else the default; checked."""
+    kind = classifier or os.environ.get("TABLETOP_CLASSIFIER") or DEFAULT_CLASSIFIER
+    if kind not in CLASSIFIERS:
+        raise CalibrationError(Message("unknown cell classifier {kind!r}: choose one of {choices}",
+                                       kind=kind, choices=", ".join(CLASSIFIERS)))
+    return kind
 
 
 def _readable_pool(bare: Collection[int] | None, cells: int) -> np.ndarray:

@@ -39,6 +39,15 @@ no tuning table has (``table.world`` says which world a table is from).
 Anything that tunes (thresholds, a learned classifier's training set) must
 use tuning tables only: :func:`require_tuning` refuses anything else.
 
+The *training* world (``training_table``, built here) is what the learned
+cell classifier (``calibration/learned.py``) is trained on: at least as wide
+as the held-out world (every print family and material, bolder labels set
+as large as a tile's, exposure from 0.4 to 1.8, stronger casts and tone
+curves, higher, lower and more tilted cameras, stronger lenses, more shake),
+drawn from a third stream, ``SeedSequence(seed, spawn_key=(TRAINING_KEY,))``,
+so that no training table is ever a held-out one. :func:`require_training`
+accepts tuning and training tables and refuses held-out ones.
+
 >>> table = held_out_table("acquire", 4, size=(320, 240), material="ivory_card", family="light")
 >>> table.world, table.tile_style in MATERIALS, table.palette in PRINT_FAMILIES
 ('held-out', True, True)
@@ -50,6 +59,7 @@ ValueError: a held-out table (acquire, ivory_card on a light print) must never b
 from __future__ import annotations
 
 import colorsys
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any, Mapping
@@ -62,10 +72,13 @@ from calibration.synthetic.canvas import SURFACES, BoardPrint, Palette, TileLook
 from calibration.synthetic.scenes import SKIN_TONES, SLEEVES
 from tabletop.engine.ruleset import load_rules
 
-#: The two worlds.
+#: The two worlds the benchmark measures.
 WORLDS = ("tuning", "held-out")
 #: The held-out world's spawn key: its seeds' stream, apart from every tuning seed's.
 HELD_OUT_KEY = 0x4E1D0
+#: The training world (a learned classifier's, never measured on) and its spawn key.
+TRAINING = "training"
+TRAINING_KEY = 0x7A1E5
 #: Held-out board prints, by how light the board is (with how often each is drawn).
 PRINT_FAMILIES = {"light": 0.45, "mid": 0.3, "dark": 0.25}
 #: Held-out tile materials (with how often each is drawn): ivory ones are the real table's.
@@ -117,6 +130,22 @@ def held_out_rng(seed: int) -> np.random.Generator:
     if seed < 0:
         raise ValueError("held-out seeds are non-negative ints")
     return np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(HELD_OUT_KEY,)))
+
+
+def training_rng(seed: int) -> np.random.Generator:
+    """The training world's generator for ``seed``: a stream of its own, like the held-out one's."""
+    if isinstance(seed, (bool, np.random.Generator)) or not isinstance(seed, (int, np.integer)):
+        raise TypeError("training tables take an int seed: their stream is the world's own")
+    if seed < 0:
+        raise ValueError("training seeds are non-negative ints")
+    return np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(TRAINING_KEY,)))
+
+
+def require_training(table: Any) -> None:
+    """Refuse a held-out table where anything is trained (tuning and training tables pass)."""
+    if getattr(table, "world", "tuning") not in ("tuning", TRAINING):
+        raise ValueError(f"a held-out table ({table.rules}, {table.tile_style} on a {table.palette} "
+                         "print) must never be used for training")
 
 
 def require_tuning(table: Any) -> None:
@@ -309,3 +338,64 @@ def held_out_table(rules: str = "acquire", seed: int = 0, *,
                    surface_colour=surface_colour, board_margin=float(margin), markers=markers,
                    texture_seed=int(rng.integers(2 ** 31)), world="held-out", look=look, **camera)
 
+
+
+# --- a training table --------------------------------------------------------------------
+
+def _wider_print(rng: np.random.Generator, printed: BoardPrint) -> BoardPrint:
+    """A drawn print, in some tables with labels as large and bold as a tile's own."""
+    if rng.random() >= 0.35:
+        return printed
+    return dataclasses.replace(printed, label_height=float(rng.uniform(0.22, 0.38)),
+                               label_weight=float(rng.uniform(0.14, 0.32)))
+
+
+def _wider_room(rng: np.random.Generator) -> Room:
+    """A room wider than the held-out world's: deeper exposure, stronger casts and curves."""
+    cast = tuple(float(v) for v in rng.uniform([0.65, 0.85, 0.8], [1.2, 1.15, 1.3]))
+    exposure = float(rng.choice([rng.uniform(0.4, 0.8), rng.uniform(0.8, 1.2),
+                                 rng.uniform(1.2, 1.8)], p=[0.3, 0.35, 0.35]))
+    shaky = rng.random() < 0.45
+    return Room(exposure=exposure, cast=cast, gamma=float(rng.uniform(0.65, 1.45)),
+                shake=float(rng.uniform(3, 11)) if shaky else 0.0,
+                shake_rate=float(rng.uniform(0.1, 0.6)) if shaky else 0.0)
+
+
+def training_table(rules: str = "acquire", seed: int = 0, *,
+                   options: Mapping[str, Any] | None = None,
+                   size: tuple[int, int] | None = None, material: str | None = None,
+                   family: str | None = None) -> Any:
+    """A :class:`~calibration.synthetic.render.Table` of the training world, deterministic for ``seed``.
+
+    Drawn as a held-out table is, from the training stream and wider (see the
+    module docstring); ``material`` and ``family`` as for :func:`held_out_table`.
+    """
+    from calibration.synthetic import render as r  # render builds on this module
+    rng = training_rng(seed)
+    ruleset = load_rules(rules)
+    resolved = ruleset.resolve_options(dict(options or {}))
+    layout = layout_for(ruleset.geometry_for(resolved))
+    # Light prints and ivory tiles more often: the real table's low-contrast case.
+    family = family or str(rng.choice(list(PRINT_FAMILIES), p=[0.5, 0.25, 0.25]))
+    material = material or str(rng.choice(MATERIALS, p=[0.26, 0.22, 0.13, 0.15, 0.12, 0.12]))
+    if family not in PRINT_FAMILIES or material not in MATERIALS:
+        raise ValueError(f"unknown training print family or material: {family}, {material} "
+                         f"(families: {', '.join(PRINT_FAMILIES)}; materials: {', '.join(MATERIALS)})")
+    printed = _wider_print(rng, draw_print(rng, family))
+    look = Look(printed, draw_material(rng, material, printed), _wider_room(rng))
+    surface = str(rng.choice(SURFACES))
+    surface_colour = r._surface_colour(surface, rng)
+    markers = r._place_markers(layout, rng, None)
+    outline = layout.outline()
+    reach = max(float(np.max(np.abs(m.paper() - outline.mean(axis=0)) - np.ptp(outline, axis=0) / 2))
+                for m in markers)
+    margin = max(reach + rng.uniform(0.15, 0.6), rng.uniform(0.5, 1.4))
+    yaw = float(rng.uniform(-30, 30)) + (180.0 if rng.random() < 0.2 else 0.0)
+    size = tuple(size or r.FRAME_SIZE)
+    camera = r._camera(layout, markers, size, rng, float(rng.uniform(-0.35, 0.15)),
+                       float(rng.uniform(0.42, 0.92)), float(rng.uniform(0, 36)), yaw,
+                       focal_range=(0.55, 1.4), k2=float(rng.uniform(-0.05, 0.05)))
+    return r.Table(rules=ruleset.source or rules, options=tuple(sorted((options or {}).items())),
+                   size=size, palette=family, tile_style=material, surface=surface,
+                   surface_colour=surface_colour, board_margin=float(margin), markers=markers,
+                   texture_seed=int(rng.integers(2 ** 31)), world=TRAINING, look=look, **camera)
