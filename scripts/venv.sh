@@ -1,0 +1,136 @@
+# Shared by scripts/demo and scripts/test (sourced, not run): the repository's own virtual
+# environment, .venv, made with the system python3 and filled only when pyproject.toml or
+# the extras asked for changed. A venv because Debian 12 and Raspberry Pi OS refuse
+# `pip install` into the system Python (PEP 668); nothing here relies on that refusal.
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+venv="$repo/.venv"
+stamp="$venv/.tabletop-installed"
+export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore
+
+say() {
+  echo "tabletop: $*" >&2
+}
+
+die() {
+  say "$*"
+  exit 1
+}
+
+# Ctrl-C during set-up: one line, no pip or Python traceback; the stamp is written only
+# after a complete install, so the next run picks up where this one stopped.
+trap 'echo >&2; say "stopped; run the same command again to finish setting up"; exit 130' INT
+
+# as_root COMMAND...: directly as root, else through sudo (which asks for a password if
+# it must); apt-get gets no questions either way. Call can_be_root first.
+as_root() {
+  if [ "$(id -u)" = 0 ]; then
+    env DEBIAN_FRONTEND=noninteractive "$@"
+  else
+    sudo env DEBIAN_FRONTEND=noninteractive "$@"
+  fi
+}
+
+can_be_root() {
+  [ "$(id -u)" = 0 ] || command -v sudo >/dev/null 2>&1 ||
+    die "installing $1 needs root: run this as root, or install sudo (or install $1 yourself), then run this again"
+}
+
+# apt_need WHY PACKAGE...: installs those of the Debian packages that are missing.
+apt_need() {
+  local why="$1" deb
+  shift
+  local missing=()
+  if ! command -v dpkg >/dev/null 2>&1; then
+    say "not a Debian system: $why needs the equivalents of Debian's $*; install them if something fails"
+    return 0
+  fi
+  for deb in "$@"; do
+    dpkg -s "$deb" >/dev/null 2>&1 || missing+=("$deb")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  can_be_root "${missing[*]}"
+  local how="apt-get"
+  [ "$(id -u)" = 0 ] || how="sudo apt-get"
+  say "$why needs Debian's ${missing[*]}: installing with $how"
+  quietly "apt-get update failed (see above): check the network and /etc/apt/sources.list" \
+    as_root apt-get update -q
+  quietly "apt-get could not install ${missing[*]} (see above)" \
+    as_root apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+# The Python the venv is made with: python3 on PATH, or $TABLETOP_PYTHON.
+system_python() {
+  local py="${TABLETOP_PYTHON:-python3}" version
+  command -v "$py" >/dev/null 2>&1 ||
+    die "no $py found: tabletop needs Python 3.11 or newer (on Debian: apt-get install python3)"
+  version="$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)" ||
+    die "$py does not run: tabletop needs Python 3.11 or newer"
+  if ! version_ok "$version"; then
+    die "$py is Python $version; tabletop needs 3.11 or newer (Debian 12 and Raspberry Pi OS 12 have it): install a newer Python, or set TABLETOP_PYTHON to one"
+  fi
+  command -v "$py"
+}
+
+version_ok() {
+  local major="${1%%.*}" minor="${1#*.}"
+  [[ "$major" =~ ^[0-9]+$ && "$minor" =~ ^[0-9]+$ ]] || return 1
+  [ "$major" -gt 3 ] || { [ "$major" -eq 3 ] && [ "$minor" -ge 11 ]; }
+}
+
+# A .venv left half-made (an interrupted first run, a Python since removed) is made again.
+venv_works() {
+  [ -x "$venv/bin/python" ] || return 1
+  local version
+  version="$("$venv/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)" &&
+    version_ok "$version" && "$venv/bin/python" -m pip --version >/dev/null 2>&1
+}
+
+make_venv() {
+  local py
+  py="$(system_python)" || exit 1
+  if [ -e "$venv" ]; then
+    say "$venv does not work (half-made, or its Python is gone): making it again"
+    rm -rf "$venv"
+  fi
+  # Debian keeps venv's pip bootstrap (ensurepip) in a package of its own, python3-venv.
+  if ! "$py" -c 'import ensurepip' >/dev/null 2>&1; then
+    apt_need "making the virtual environment .venv" python3-venv
+  fi
+  quietly "could not make $venv with $py (see above)" "$py" -m venv "$venv"
+}
+
+# ensure_venv EXTRA...: .venv exists and has the repository installed editable with these
+# extras. The stamp holds pyproject.toml's hash and the extras installed with it, so a
+# second run starts at once and a changed pyproject.toml installs again.
+ensure_venv() {
+  local hash extras wanted=() extra
+  hash="$(sha256sum "$repo/pyproject.toml" | cut -d' ' -f1)"
+  for extra in "$@"; do
+    grep -qxF "$hash $extra" "$stamp" 2>/dev/null || wanted+=("$extra")
+  done
+  if [ ${#wanted[@]} -eq 0 ] && [ -x "$venv/bin/python" ]; then
+    return 0
+  fi
+  venv_works || make_venv
+  extras="$(IFS=,; echo "$*")"
+  say "preparing $venv: installing tabletop with [$extras] (the first time takes a few minutes)"
+  quietly "pip could not install .[$extras] into $venv: check the network, then run this again" \
+    "$venv/bin/python" -m pip install -q -e "$repo[$extras]"
+  { grep -s "^$hash " "$stamp" || true; printf "$hash %s\n" "$@"; } | sort -u > "$stamp.new"
+  mv "$stamp.new" "$stamp"
+}
+
+# quietly FAILURE COMMAND...: the command's output is shown only if it fails, so that a
+# Ctrl-C (see the trap above) shows no traceback from it.
+quietly() {
+  local failure="$1" log
+  shift
+  log="$(mktemp)"
+  if ! "$@" >"$log" 2>&1; then
+    cat "$log" >&2
+    rm -f "$log"
+    die "$failure"
+  fi
+  rm -f "$log"
+}

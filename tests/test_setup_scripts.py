@@ -1,0 +1,125 @@
+"""The README's two set-up commands, ./scripts/demo and ./scripts/test, on a copy of the
+repository whose Python, venv and dpkg are stand-ins that log what they were asked: what
+the scripts decide (refuse, install, skip the install, pass arguments on) is checked
+without pip or apt-get ever running."""
+import hashlib
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+LOGGING_PYTHON = """#!/bin/sh
+echo "python $*" >> "{log}"
+case "$*" in *version_info*) echo {version};; esac
+exit 0
+"""
+
+
+@pytest.fixture
+def copy(tmp_path: Path) -> Path:
+    """The scripts and pyproject.toml in a folder of their own, with no .venv."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    shutil.copytree(REPO / "scripts", repo / "scripts")
+    shutil.copy(REPO / "pyproject.toml", repo)
+    return repo
+
+
+def stand_in(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    path.chmod(0o755)
+
+
+def fake_bin(tmp_path: Path, python_version: str) -> Path:
+    """A python3 of the given version and a dpkg that says every package is installed."""
+    log = tmp_path / "calls.log"
+    stand_in(tmp_path / "bin" / "python3", LOGGING_PYTHON.format(log=log, version=python_version))
+    stand_in(tmp_path / "bin" / "dpkg", "#!/bin/sh\nexit 0\n")
+    return tmp_path / "bin"
+
+
+def fake_venv(repo: Path, log: Path, installed: list[str], pyproject_hash: str | None = None) -> None:
+    """A .venv whose python and tabletop log their arguments, stamped as holding these extras."""
+    stand_in(repo / ".venv" / "bin" / "python", LOGGING_PYTHON.format(log=log, version="3.12"))
+    stand_in(repo / ".venv" / "bin" / "tabletop", f'#!/bin/sh\necho "tabletop $*" >> "{log}"\n')
+    digest = pyproject_hash or hashlib.sha256((repo / "pyproject.toml").read_bytes()).hexdigest()
+    (repo / ".venv" / ".tabletop-installed").write_text(
+        "".join(f"{digest} {extra}\n" for extra in installed))
+
+
+def run(repo: Path, script: str, *args: str, path: Path | None = None) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    env.pop("TABLETOP_PYTHON", None)
+    if path is not None:
+        env["PATH"] = f"{path}{os.pathsep}{env['PATH']}"
+    return subprocess.run([str(repo / "scripts" / script), *args], capture_output=True, text=True,
+                          env=env, stdin=subprocess.DEVNULL, timeout=60)
+
+
+def calls(tmp_path: Path) -> list[str]:
+    log = tmp_path / "calls.log"
+    return log.read_text().splitlines() if log.exists() else []
+
+
+@pytest.mark.parametrize("script", ["demo", "test"])
+def test_a_python_older_than_3_11_is_refused_with_what_to_do(copy, tmp_path, script):
+    result = run(copy, script, path=fake_bin(tmp_path, "3.9"))
+    assert result.returncode == 1
+    assert "python3 is Python 3.9; tabletop needs 3.11 or newer" in result.stderr
+    assert "TABLETOP_PYTHON" in result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+    assert not (copy / ".venv").exists()
+    assert not [call for call in calls(tmp_path) if "venv" in call or "pip" in call]
+
+
+def test_demo_help_says_what_the_first_run_does_without_making_anything(copy):
+    result = run(copy, "demo", "--help")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("usage: ./scripts/demo")
+    assert ".venv" in result.stdout and "once the first run has made .venv" in result.stdout
+    assert not (copy / ".venv").exists()
+
+
+def test_a_second_demo_starts_at_once_and_passes_its_arguments_on(copy, tmp_path):
+    fake_venv(copy, tmp_path / "calls.log", ["vision"])
+    result = run(copy, "demo", "--seed", "3", "--headless")
+    assert result.returncode == 0, result.stderr
+    assert calls(tmp_path) == ["tabletop demo --seed 3 --headless"]
+    assert result.stderr == ""
+
+
+def test_a_changed_pyproject_installs_again_once(copy, tmp_path):
+    fake_venv(copy, tmp_path / "calls.log", ["vision"], pyproject_hash="0" * 64)
+    first = run(copy, "demo")
+    assert first.returncode == 0, first.stderr
+    assert "preparing" in first.stderr and "[vision]" in first.stderr
+    installs = [call for call in calls(tmp_path) if "pip install" in call]
+    assert installs == [f"python -m pip install -q -e {copy}[vision]"]
+    assert calls(tmp_path)[-1] == "tabletop demo"
+    (tmp_path / "calls.log").unlink()
+    second = run(copy, "demo")
+    assert calls(tmp_path) == ["tabletop demo"], second.stderr
+
+
+def test_the_tests_install_their_extras_then_run_pytest_in_parallel(copy, tmp_path):
+    fake_venv(copy, tmp_path / "calls.log", ["vision"])
+    (copy / "tests" / "engine").mkdir(parents=True)
+    result = run(copy, "test", "tests/engine", "-x", path=fake_bin(tmp_path, "3.12"))
+    assert result.returncode == 0, result.stderr
+    made = calls(tmp_path)
+    assert f"python -m pip install -q -e {copy}[test,hardware,ui]" in made
+    assert made[-1] == "python -m pytest -q -n auto --dist loadgroup tests/engine -x"
+    stamp = (copy / ".venv" / ".tabletop-installed").read_text().split()
+    assert {"vision", "test", "hardware", "ui"} <= set(stamp)
+
+
+def test_a_mistyped_test_path_is_named_before_anything_is_installed(copy, tmp_path):
+    result = run(copy, "test", "tests/engin", "-x", path=fake_bin(tmp_path, "3.12"))
+    assert result.returncode == 1
+    assert "no test file or folder tests/engin" in result.stderr
+    assert not (copy / ".venv").exists() and calls(tmp_path) == []
