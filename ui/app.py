@@ -323,7 +323,8 @@ class TableApp(App):
 
     def press(self, button: str) -> None:
         """CONFIRM, NEXT or UNDO, from a GPIO button, a key or a tap."""
-        asked = next((w for w in Window.children if isinstance(w, ModalView)), None)
+        asked = next((w for w in Window.children if isinstance(w, ModalView)
+                      and not (isinstance(w, Asked) and w.closing)), None)
         if asked is not None:
             # A question or a menu is open: the buttons answer it, never the game behind it.
             if isinstance(asked, Asked):

@@ -23,6 +23,15 @@ class Asked(Popup):
                  **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.buttons = buttons
+        #: Dismissed and fading out: it stays on the window a moment, but a press made then
+        #: is for what comes after it (a menu entry just tapped), not for it.
+        self.closing = False
+
+    def on_pre_dismiss(self) -> None:
+        self.closing = True
+
+    def on_pre_open(self) -> None:
+        self.closing = False
 
     def press(self, button: str) -> None:
         self.buttons(button)

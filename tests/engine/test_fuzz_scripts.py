@@ -15,6 +15,7 @@ import random
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from tabletop import Game, replay, state_json
 from tabletop.engine.actions import _FIELDS, ACTIONS, parse_action
@@ -113,7 +114,7 @@ def mutated(game: Game, data: st.DataObject) -> str:
     return json.dumps(line)
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(250), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(prefixes, st.data())
 def test_a_hostile_action_line_is_refused_whole_or_played(prefix, data):
     game = replay(prefix).game
@@ -128,7 +129,7 @@ def test_a_hostile_action_line_is_refused_whole_or_played(prefix, data):
         assert state_json(game) == before
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(prefixes, st.lists(hostile, min_size=1, max_size=4), st.booleans())
 def test_replay_reports_hostile_lines_and_raises_nothing(prefix, lines, keep_going):
     result = replay(prefix + lines, keep_going=keep_going)
@@ -146,7 +147,7 @@ def test_replay_reports_hostile_lines_and_raises_nothing(prefix, lines, keep_goi
     assert not again.errors and state_json(again.game) == state_json(result.game)
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(250), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(setups.map(json.dumps) | hostile)
 def test_a_hostile_setup_line_starts_a_game_or_is_refused(text):
     try:

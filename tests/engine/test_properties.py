@@ -11,6 +11,7 @@ import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from tabletop import Game, load_rules, replay, state_json
 from tabletop.engine.board import EMPTY, LONE
@@ -68,7 +69,7 @@ def play(game: Game, rng: random.Random, every_step=None) -> None:
         assert steps < 5000, "a random game did not end"
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(games)
 def test_books_balance_and_games_end(spec):
     game = new_game(spec)

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
+from hypothesis_budget import examples
 
 from tabletop.engine.random_play import play_random_game
 from tabletop.engine.table_script import replay
@@ -52,7 +53,7 @@ def renamed(lines: list[str], names: dict[str, str]) -> list[str]:
     return out
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(NAME, min_size=4, max_size=4))
 def test_any_name_is_refused_or_a_cell_no_spreadsheet_runs(typed):
     lines = renamed(GAME, dict(zip(SEATS, typed)))
@@ -73,7 +74,7 @@ def test_any_name_is_refused_or_a_cell_no_spreadsheet_runs(typed):
             {column: plain[column] for column in NUMBERS}
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.text(alphabet=TRICKY | st.characters(), max_size=12))
 def test_a_cell_is_kept_but_for_a_quote_before_a_formula(text):
     cell = csv_text(text)
@@ -140,7 +141,7 @@ def data_seen(data: Path) -> dict[str, tuple]:
     return {name: what for name, what in seen(data).items() if not name.endswith("-shm")}
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.dictionaries(st.sampled_from(PLACES), st.sampled_from(KINDS), max_size=6))
 def test_any_stick_leaves_the_journal_and_the_stick_as_they_were_but_for_the_game(runner, planted):
     data = runner.data

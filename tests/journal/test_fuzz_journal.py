@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis_budget import examples
 
 from tabletop.cli import main
 from tabletop.engine.random_play import play_random_game
@@ -22,7 +23,7 @@ from tabletop.engine.table_script import game_from_setup
 from tabletop.errors import TabletopError
 from tabletop.journal.journal import Journal
 
-FUZZ = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 READS = (["games"], ["export", "1"], ["export", "1", "--format", "csv"], ["replay", "--game", "1"],
          ["check"])
 

@@ -7,6 +7,7 @@ import json
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from tabletop.errors import SlipError
 from tabletop.journal.slip import parse_slip, qr_payload, read_slip, sign, verify
@@ -53,7 +54,7 @@ def check(raw: bytes) -> None:
         assert body == {k: v for k, v in SLIP.items() if k != "signature"}
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(PATHS), json_values)
 def test_a_slip_with_any_field_replaced_gets_a_verdict(path, value):
     slip = json.loads(json.dumps(SLIP))
@@ -64,7 +65,7 @@ def test_a_slip_with_any_field_replaced_gets_a_verdict(path, value):
     check(json.dumps(slip, ensure_ascii=False, allow_nan=True).encode("utf-8", "surrogatepass"))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.sampled_from([TEXT, QR]), st.data())
 def test_a_slip_file_with_bytes_flipped_cut_or_inserted_gets_a_verdict(original, data):
     raw = bytearray(original)
@@ -81,7 +82,7 @@ def test_a_slip_file_with_bytes_flipped_cut_or_inserted_gets_a_verdict(original,
     check(bytes(raw))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.binary(max_size=300))
 def test_random_bytes_are_refused_or_judged(raw):
     check(raw)

@@ -1,4 +1,11 @@
-"""Real Kivy widgets on a real (virtual) X display: Xvfb is started here when there is none."""
+"""Real Kivy widgets on a real (virtual) X display: Xvfb is started here when there is none.
+
+Kivy's clock is counted in frames here (:mod:`frame_clock`): what a test sees after
+``settle()`` is the same on a quiet machine and a loaded one.
+
+With no display and no Xvfb, the tests that need a window are skipped with one line
+saying what to install; every other test of the suite still runs.
+"""
 
 from __future__ import annotations
 
@@ -10,48 +17,90 @@ import tempfile
 
 import pytest
 
+import frame_clock
+
 SCREEN = (800, 480)
+
+#: Why the UI tests cannot have a window, said once for all of them, with what to install.
+NO_DISPLAY = "no X display, and no Xvfb to start one: apt-get install xvfb"
 
 
 def _start_xvfb() -> subprocess.Popen | None:
     """An Xvfb of our own, on a display it picks itself (``-displayfd``: no race with another
     run, no stale socket mistaken for a free number), stopped when the tests end."""
-    if os.environ.get("DISPLAY"):
-        return None
-    xvfb = shutil.which("Xvfb")
-    if xvfb is None:
-        raise RuntimeError("the UI tests need an X display or Xvfb (apt-get install xvfb)")
     read, write = os.pipe()
-    process = subprocess.Popen([xvfb, "-displayfd", str(write), "-screen", "0", "1920x1080x24",
-                                "-nolisten", "tcp"], pass_fds=(write,),
+    process = subprocess.Popen([shutil.which("Xvfb"), "-displayfd", str(write), "-screen", "0",
+                                "1920x1080x24", "-nolisten", "tcp"], pass_fds=(write,),
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     os.close(write)
     with os.fdopen(read) as told:
         number = told.readline().strip()      # written once the display accepts clients
     if not number:
         process.kill()
-        raise RuntimeError("Xvfb did not start")
+        return None
     os.environ["DISPLAY"] = f":{number}"
     atexit.register(process.terminate)       # xdist workers too, whatever ends them
     return process
 
 
-_XVFB = _start_xvfb()
+_XVFB: list[subprocess.Popen] = []
+_KIVY_HOME = tempfile.mkdtemp(prefix="kivy-home-")
+atexit.register(shutil.rmtree, _KIVY_HOME, True)
 os.environ.setdefault("KIVY_NO_ARGS", "1")
 os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")
 os.environ.setdefault("KIVY_CLIPBOARD", "dummy")     # no xclip/xsel on a test machine
-os.environ.setdefault("KIVY_HOME", tempfile.mkdtemp(prefix="kivy-home-"))
+os.environ.setdefault("KIVY_HOME", _KIVY_HOME)
 
 from kivy.config import Config  # noqa: E402
 
 Config.set("graphics", "width", str(SCREEN[0]))
 Config.set("graphics", "height", str(SCREEN[1]))
 Config.set("input", "mouse", "mouse,disable_multitouch")
+frame_clock.install()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """With no display and no Xvfb, the UI tests are not run, and one line says so and what
+    to install (not one line a test): the rest of the suite runs as ever."""
+    if os.environ.get("DISPLAY") or shutil.which("Xvfb"):
+        return
+    here = os.path.dirname(os.path.abspath(__file__))
+    windowed = [item for item in items if str(item.path).startswith(here + os.sep)
+                and not getattr(getattr(item, "module", None), "WINDOWLESS", False)]
+    if not windowed:
+        return
+    windowed[0].add_marker(pytest.mark.skip(reason=f"{len(windowed)} UI tests not run: "
+                                                   f"{NO_DISPLAY}"))
+    left_out = set(windowed[1:])
+    config.hook.pytest_deselected(items=list(left_out))
+    items[:] = [item for item in items if item not in left_out]
+
+
+@pytest.fixture(scope="session")
+def x_display() -> str:
+    """The X display the window opens on: the session's own, else an Xvfb started for the
+    first test that needs it (a worker that runs no UI test starts none)."""
+    if not os.environ.get("DISPLAY"):
+        if shutil.which("Xvfb") is None:
+            pytest.skip("the UI tests need a window: " + NO_DISPLAY)
+        process = _start_xvfb()
+        if process is None:
+            pytest.skip("the UI tests need a window, and Xvfb did not start")
+        _XVFB.append(process)
+    return os.environ["DISPLAY"]
+
+
+@pytest.fixture(autouse=True)
+def _window_display(request: pytest.FixtureRequest) -> None:
+    """Every UI test has its display before Kivy makes the window, but those of a module
+    that says it needs none (``WINDOWLESS = True``: text and catalogue checks)."""
+    if not getattr(request.module, "WINDOWLESS", False):
+        request.getfixturevalue("x_display")
 
 
 def pytest_sessionfinish(session, exitstatus):
-    if _XVFB is not None:
-        _XVFB.terminate()
+    for process in _XVFB:
+        process.terminate()
 
 
 @pytest.fixture
@@ -98,14 +147,9 @@ def frames(count: int = 2) -> None:
 
 
 def settle(seconds: float = 0.6) -> None:
-    """Let animations (a popup opening or closing) run their course."""
-    import time
-
-    from kivy.base import EventLoop
-
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        EventLoop.idle()
+    """Let animations (a popup opening or closing) run their course: ``seconds`` of Kivy's
+    clock, counted in frames (the same frames on any machine, however loaded)."""
+    frames(frame_clock.frames_for(seconds))
 
 
 def tap(widget) -> None:
@@ -118,8 +162,8 @@ def tap(widget) -> None:
     touch.touch_up()
     frames(1)
     if _scrolled(widget):
-        # A ScrollView hands a short tap on to what it holds a moment later (its clock, not
-        # our frames): wait for it, or the tap lands whenever the machine is slow enough.
+        # A ScrollView hands a short tap on to what it holds a moment later (0.2 s of its
+        # clock): that moment passes, in frames.
         settle(0.3)
 
 

@@ -73,7 +73,7 @@ def test_the_app_says_it_restarts_then_ends_with_75(run_app, monkeypatch):
     assert "the app restarts to reach it again" in words and "The game is saved" in words
     from conftest import settle
 
-    settle(0.3)
+    settle(0.3)                        # the notice's moment (0.05 s here), in frames
     assert stopped == [True]
     shown[0].dismiss(animation=False)
     frames(1)

@@ -22,6 +22,9 @@ from ui.i18n import LANGUAGES, NAMES, PENDING, say, text
 from ui.locale import CODES, entries, po_path
 from ui.locale.extract import code_messages, pending, placeholders, problems, read, wanted
 
+#: Text and catalogues only: these run with no display (the UI conftest skips the rest).
+WINDOWLESS = True
+
 
 def test_every_message_is_in_every_catalogue_translated():
     # Only the strings of an area still being written (ui.i18n.PENDING) may wait.

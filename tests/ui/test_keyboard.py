@@ -9,17 +9,19 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 SCRIPT = r"""
 import os, sys
 os.environ["KIVY_NO_ARGS"] = "1"
 os.environ["KIVY_CLIPBOARD"] = "dummy"
+sys.path.insert(0, sys.argv[2])
+import frame_clock
 from kivy.config import Config
 from tabletop.assembly.runner import keyboard_mode
 Config.set("kivy", "keyboard_mode", keyboard_mode(sys.argv[1], plugged=lambda: False))
 Config.set("graphics", "width", "800")
 Config.set("graphics", "height", "480")
-import time
 from kivy.base import EventLoop
 from kivy.core.window import Window
 from kivy.tests.common import UnitTestTouch
@@ -34,6 +36,7 @@ def tap(x, y):
     for _ in range(3):
         EventLoop.idle()
 
+frame_clock.install()                 # the same frames on a loaded machine as on a quiet one
 app = TableApp()                      # no game yet: the setup screen
 app._run_prepare()
 for _ in range(3):
@@ -58,8 +61,7 @@ if keyboards:
         EventLoop.idle()
     last = [w for w in reversed(app.setup.ids.players.children) if isinstance(w, TextInput)][-1]
     tap(*last.to_window(*last.center))
-    end = time.monotonic() + 2
-    while time.monotonic() < end:          # the keyboard docks, the layout makes room
+    for _ in range(frame_clock.frames_for(2)):   # the keyboard docks, the layout makes room
         EventLoop.idle()
     keyboard = [w for w in Window.children if isinstance(w, VKeyboard)][0]
     start = app.setup.ids.start
@@ -71,7 +73,8 @@ if keyboards:
 
 
 def run(choice):
-    result = subprocess.run([sys.executable, "-c", SCRIPT, choice], capture_output=True,
+    result = subprocess.run([sys.executable, "-c", SCRIPT, choice, str(Path(__file__).parent)],
+                            capture_output=True,
                             text=True, timeout=120, env=dict(os.environ))
     assert result.returncode == 0, result.stderr[-2000:]
     return result.stdout.splitlines()
