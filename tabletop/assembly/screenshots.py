@@ -11,6 +11,7 @@ without one, run it under ``xvfb-run``.
 from __future__ import annotations
 
 import os
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -57,8 +58,13 @@ SHOTS = (("table", "table", "acquire", 60, ""), ("table", "table", "megacquire-g
          ("firstuse", "calibration", "acquire", 0, ""), ("nocamera", "table", "acquire", 0, ""))
 
 
-def take(out: str | Path) -> list[Path]:
-    """Write the PNGs into ``out``; their paths."""
+def shot_names() -> list[str]:
+    """Each shot's name as ``--only`` takes it: ``table-acquire``, ``setup-megacquire-gold``."""
+    return [f"{name}-{rules}" for name, _, rules, _, _ in SHOTS]
+
+
+def take(out: str | Path, only: Collection[str] = ()) -> list[Path]:
+    """Write the PNGs into ``out`` (of the shots named in ``only``, else of all); their paths."""
     os.environ.setdefault("KIVY_NO_ARGS", "1")
     os.environ.setdefault("KIVY_CLIPBOARD", "dummy")
     from ui.quiet import quiet_kivy
@@ -74,6 +80,8 @@ def take(out: str | Path) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for name, screen, rules, actions, until in SHOTS:
+        if only and f"{name}-{rules}" not in only:
+            continue
         app = _app(TableApp, name, rules, actions, until)
         app._run_prepare()
         app.setup.rules = rules

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from tabletop.errors import TabletopError
+from tabletop.suggest import did_you_mean
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -67,6 +68,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     shots = commands.add_parser(
         "screenshots", help="render every screen of the touchscreen app to PNG (needs a display)")
     shots.add_argument("--out", required=True, metavar="DIR", help="the folder for the PNGs")
+    shots.add_argument("--only", action="append", metavar="SHOT", default=[],
+                       help="only this shot, e.g. setup-megacquire-gold (again for more; "
+                            "the names are those of the PNGs, before the language)")
     shots.set_defaults(run=_screenshots)
 
 
@@ -125,13 +129,21 @@ def _screenshots(args: argparse.Namespace) -> int:
         print("tabletop: screenshots need a display; on a machine without one: "
               "xvfb-run -s '-screen 0 1920x1080x24' tabletop screenshots --out DIR", file=sys.stderr)
         return 2
+    from tabletop.assembly.screenshots import shot_names
+
+    unknown = [name for name in args.only if name not in shot_names()]
+    if unknown:
+        hint = did_you_mean(unknown[0], shot_names())
+        print(f"tabletop: --only {unknown[0]}: no such shot" + (f": {hint}" if hint else "")
+              + f" (shots: {', '.join(shot_names())})", file=sys.stderr)
+        return 2
     try:
         from tabletop.assembly.screenshots import take
     except ImportError as error:
         print(f"tabletop: the touchscreen app needs Kivy ({error}): "
               f"pip install -e '.[ui]'", file=sys.stderr)
         return 2
-    for path in take(args.out):
+    for path in take(args.out, args.only):
         print(path)
     return 0
 

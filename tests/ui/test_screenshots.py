@@ -10,37 +10,55 @@ import subprocess
 import sys
 
 import cv2
+import pytest
 
-from tabletop.assembly.screenshots import SHOTS
+from tabletop.assembly.screenshots import SHOTS, shot_names
 from ui.window import SIZES
 
 
-def test_screenshots_are_written_at_every_size_in_both_languages(tmp_path):
+def _take(out, *only: str) -> list[str]:
+    """``tabletop screenshots --out OUT --only SHOT...``: the PNGs' names, checked as a player
+    would look at them: each of its size, and drawn (not an empty screen)."""
+    args = [arg for shot in only for arg in ("--only", shot)]
     result = subprocess.run([sys.executable, "-m", "tabletop.cli", "screenshots", "--out",
-                             str(tmp_path)], capture_output=True, text=True, timeout=600,
+                             str(out), *args], capture_output=True, text=True, timeout=600,
                             env=dict(os.environ))
     assert result.returncode == 0, result.stderr[-2000:]
-    written = sorted(p.name for p in tmp_path.glob("*.png"))
-    assert len(written) == len(SHOTS) * len(SIZES) * 2 == 80
-    for width, height in SIZES:
-        for language in ("en", "zh-TW"):
-            for shot in ("table-acquire", "merger-acquire", "setup-megacquire-gold",
-                         "calibration-acquire", "history-acquire", "results-acquire",
-                         "firstuse-acquire", "nocamera-acquire"):
-                assert f"{shot}-{language}-{width}x{height}.png" in written
-    assert "1280x800" not in " ".join(written)
+    written = sorted(p.name for p in out.glob("*.png"))
     for name in written:
-        image = cv2.imread(str(tmp_path / name))
+        image = cv2.imread(str(out / name))
         width, height = (int(n) for n in name.rsplit("-", 1)[1][:-4].split("x"))
         assert image.shape[:2] == (height, width)
         assert image.std() > 20                      # a drawn screen, not an empty one
-    # Laid out for the size: the same screen at 1920x1080 is the 800x480 one, larger
-    # (the layout scales), not a small one in a corner.
-    small = cv2.imread(str(tmp_path / "setup-megacquire-gold-en-800x480.png"))
-    large = cv2.imread(str(tmp_path / "setup-megacquire-gold-en-1920x1080.png"))
-    shrunk = cv2.resize(large, (small.shape[1], round(large.shape[0] * 800 / 1920)),
-                        interpolation=cv2.INTER_AREA)
-    assert abs(shrunk.astype(int)[:400] - small.astype(int)[:400]).mean() < 25
+    return written
+
+
+# One shot an item: they spread over the workers (the results shot plays a whole game).
+@pytest.mark.parametrize("shot", shot_names())
+def test_each_shot_is_written_at_every_size_in_both_languages(shot, tmp_path):
+    written = _take(tmp_path, shot)
+    assert written == sorted(f"{shot}-{language}-{width}x{height}.png" for width, height in SIZES
+                             for language in ("en", "zh-TW"))
+    assert "1280x800" not in " ".join(written)
+    if shot == "setup-megacquire-gold":
+        # Laid out for the size: the same screen at 1920x1080 is the 800x480 one, larger
+        # (the layout scales), not a small one in a corner.
+        small = cv2.imread(str(tmp_path / "setup-megacquire-gold-en-800x480.png"))
+        large = cv2.imread(str(tmp_path / "setup-megacquire-gold-en-1920x1080.png"))
+        shrunk = cv2.resize(large, (small.shape[1], round(large.shape[0] * 800 / 1920)),
+                            interpolation=cv2.INTER_AREA)
+        assert abs(shrunk.astype(int)[:400] - small.astype(int)[:400]).mean() < 25
+
+
+def test_every_screen_has_a_shot_and_a_typo_names_the_closest(tmp_path):
+    assert len(SHOTS) * len(SIZES) * 2 == 80
+    assert {name.split("-")[0] for name in shot_names()} >= {
+        "table", "merger", "setup", "calibration", "history", "results", "firstuse", "nocamera"}
+    result = subprocess.run([sys.executable, "-m", "tabletop.cli", "screenshots", "--out",
+                             str(tmp_path), "--only", "setup-megacquire"],
+                            capture_output=True, text=True, timeout=60, env=dict(os.environ))
+    assert result.returncode == 2 and "did you mean setup-megacquire-gold?" in result.stderr
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_without_a_display_screenshots_say_how_to_get_one(tmp_path):
