@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -390,8 +391,6 @@ def main(config: Config, players: list[str] | None, new: bool, headless: bool = 
     them; without one (or without Kivy) exit 1, and systemd tries again.
     """
     if screen and not headless:
-        import sys
-
         from hardware.desktop import wait_for_screen
 
         found = wait_for_screen(os.environ, wait)
@@ -407,14 +406,15 @@ def main(config: Config, players: list[str] | None, new: bool, headless: bool = 
                   file=sys.stderr)
             return 1
     app = not headless and _display()
+    if not headless and not app:
+        print(f"tabletop: {_why_headless()}: what the screen would show is printed here "
+              f"instead (--headless says so and this line goes)", file=sys.stderr)
     runner = Runner(config, players, new, out=lambda line: print(line, flush=True),
                     on_screen=app, record=record, camera=camera)
     code = runner.run_app() if app else runner.run()
     if code == RESTART:
         # The journal is closed. A camera stuck in its driver may hang the interpreter's own
         # exit (its libraries' handlers wait for it), and systemd would never start a new one.
-        import sys
-
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(RESTART)
@@ -449,6 +449,17 @@ def keyboard_mode(choice: str, plugged: Callable[[], bool] | None = None) -> str
         from hardware.keyboard_detect import keyboard_plugged as plugged
     on_screen = choice == "on-screen" or (choice == "auto" and not plugged())
     return "systemanddock" if on_screen else "system"
+
+
+def _why_headless() -> str:
+    """Why ``tabletop run`` cannot open the app here (a display and Kivy are needed)."""
+    import importlib.util
+    import os
+
+    if importlib.util.find_spec("kivy") is None:
+        return ("the touchscreen app needs Kivy, not installed in this Python "
+                f"({sys.prefix}): pip install -e '.[ui]' there, or run ./scripts/test once")
+    return "no display (neither DISPLAY nor WAYLAND_DISPLAY is set) to open the app on"
 
 
 def _display() -> bool:

@@ -114,11 +114,11 @@ def test_a_new_game_needs_its_seats(config):
     assert result.returncode == 2 and "needs 2 or more players: give --players" in result.stderr
 
 
-def _run_until_the_draw(env: dict, *args: str, seconds: float = 90):
+def _run_until_the_draw(env: dict, *args: str, seconds: float = 90, headless: bool = True):
     """`tabletop run --headless ARGS` until the turn-order draw is on the screen, then Ctrl-C:
     the process, every line it printed, and its standard error."""
-    run = subprocess.Popen([sys.executable, "-m", "tabletop.cli", "run", "--headless", *args],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    command = [sys.executable, "-m", "tabletop.cli", "run", *(["--headless"] * headless), *args]
+    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                            env={**os.environ, **env, "PYTHONUNBUFFERED": "1"})
     lines = []
     try:
@@ -135,6 +135,17 @@ def _run_until_the_draw(env: dict, *args: str, seconds: float = 90):
             run.kill()
     lines += rest.splitlines()
     return run, lines, errors
+
+
+def test_run_with_no_display_says_why_it_prints_the_screen_instead(config):
+    env = config('[table]\nplayers = ["Ann", "Bob", "Cy"]\n'
+                 '[camera]\nsource = "sim:acquire,seed=1,placements=2"\n[controls]\nkind = "mock"')
+    env = {**env, "DISPLAY": "", "WAYLAND_DISPLAY": ""}
+    run, lines, errors = _run_until_the_draw(env, headless=False)
+    assert run.returncode == 0, errors
+    assert "tabletop: no display (neither DISPLAY nor WAYLAND_DISPLAY is set) to open the app " \
+           "on: what the screen would show is printed here instead" in errors
+    assert any("0 of 3 seen" in line for line in lines)
 
 
 def test_run_sets_up_a_new_game_from_the_configured_seats_and_stops_cleanly(tmp_path, config):
