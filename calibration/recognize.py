@@ -68,6 +68,11 @@ class Observation:
     #: The rectified board in grey, for comparing this frame with another (the time cue).
     plane: np.ndarray | None = field(default=None, repr=False, compare=False)
 
+    @property
+    def readable(self) -> bool:
+        """False when nothing could be read (every cell undecided) though the pose held still."""
+        return self.pose == "moving" or not _unreadable(self.reading)
+
     def labels(self, calibration: Calibration) -> dict:
         """The recognize command's JSON fields (labels in board order)."""
         names = calibration.layout.geometry.labels
@@ -94,6 +99,7 @@ class Recognizer:
         self._doubts = 0                                # suspect frames in a row
         self._unclear = 0                               # frames in a row not read clear
         self._trusted: frozenset[int] | None = None     # the tiles of the last trusted clear frame
+        self._trusted_seen = (0, 0)                     # ... its markers and its undecided cells
         self._last: Observation | None = None           # the last frame read in full ...
         self._last_thumb: np.ndarray | None = None      # ... its thumbnail and pose
         self._last_matrix: np.ndarray | None = None
@@ -148,7 +154,10 @@ class Recognizer:
         frame is read in full at least every UNCHANGED_FRAMES frames all the same.
         """
         last = self._last
+        # A board read unreadable is often on the edge of readable (washed out, its print
+        # faint): the next frame's noise may tip it back, so it is read again.
         if last is None or self._reused >= UNCHANGED_FRAMES or state == "moving" or \
+                not last.readable or \
                 last.markers != markers or last.pose != state or \
                 not np.array_equal(matrix, self._last_matrix):
             return False
@@ -162,22 +171,23 @@ class Recognizer:
     def _verified(self, image: np.ndarray, grey: np.ndarray, pose: Pose,
                   reading: CellReading) -> tuple[Pose, CellReading]:
         self._unclear = 0 if reading.clear else self._unclear + 1
-        suspect = self._suspect(reading)
+        suspect = self._suspect(reading, pose.markers)
         if suspect and self._may_recheck():
             checked = self._recheck(image, grey, reading)
             if checked is not None:
                 pose, reading = checked
                 self._unclear = 0 if reading.clear else self._unclear
-                suspect = self._suspect(reading)
+                suspect = self._suspect(reading, pose.markers)
         if not suspect:
             self._doubts = 0
         if reading.clear and (not suspect or self._doubts > RECHECKS):
             # A board read the same way after several fresh poses has really changed
             # (a lamp): it is what later frames are held against.
             self._trusted, self._doubts = reading.occupied, 0
+            self._trusted_seen = (pose.markers, len(reading.uncertain))
         return pose, reading
 
-    def _suspect(self, reading: CellReading) -> bool:
+    def _suspect(self, reading: CellReading, markers: int) -> bool:
         """Whether the followed pose may have gone wrong: the grid no longer fits the board.
 
         A clear board whose tiles change by many cells at once, a board that
@@ -185,9 +195,15 @@ class Recognizer:
         few pixels off looks like (a small knock the pose followed only
         halfway: the cells and the ring around them no longer match the
         empty board's). A hand changes cells too, but is not read clear,
-        rarely makes the whole board unreadable, and soon leaves.
+        rarely makes the whole board unreadable, and soon leaves. So is a
+        marker lost since the last trusted frame (a hand came over it, and it
+        is not found again where the pose says) while many more cells than
+        then are undecided: the pose from the rest is a little off.
         """
         if _unreadable(reading) or self._unclear >= UNCLEAR_FRAMES:
+            return True
+        if reading.clear and markers < self._trusted_seen[0] and \
+                len(reading.uncertain) > self._trusted_seen[1] + MANY:
             return True
         return reading.clear and self._trusted is not None and \
             len(reading.occupied ^ self._trusted) > MANY
@@ -334,7 +350,8 @@ class Watcher:
         else:
             bare = None if self._expected is None else self._cells - self._expected
         seen = self._last = self.recognizer.read(image, bare)
-        reading = Reading(seen.occupied, seen.uncertain, seen.clear, self._changed(seen))
+        reading = Reading(seen.occupied, seen.uncertain, seen.clear, self._changed(seen),
+                          seen.readable)
         pending = self.tracker.touched
         decisions = self.tracker.feed(index, seconds, reading)
         if seen.clear and not self.tracker.touched:

@@ -72,6 +72,10 @@ class Reading:
     #: Cells whose look changed clearly since the still board before the hand came (the
     #: time cue), or None when there is nothing to compare with.
     changed: frozenset[int] | None = None
+    #: False when the classifier could read nothing at all (every cell undecided: a frame
+    #: washed out or blurred past reading, the markers in place): no evidence of a hand nor
+    #: of the board, taken as a frame the camera never sent.
+    readable: bool = True
 
 
 @dataclass(frozen=True)
@@ -191,6 +195,12 @@ class StabilityTracker:
 
     def feed(self, frame: int, time: float, reading: Reading) -> list[Decision]:
         """Take one frame's reading; return what was decided at this frame."""
+        if not reading.readable:
+            # Ending the still board here would make every decision wait a whole hold
+            # after each such frame (a washed-out board on the edge of readable gives them
+            # every few frames). Nothing is lost by skipping it: a tile put down or taken
+            # meanwhile is read as a change by the next readable frame, which ends the run.
+            return []
         if not reading.clear:
             if self._run is not None and self._run.doubt is not None and \
                     not self._warned_undecided:
