@@ -7,6 +7,7 @@ training script's reproducibility is checked on the training world.
 from __future__ import annotations
 
 import importlib.resources
+import importlib.util
 import sys
 from pathlib import Path
 
@@ -32,8 +33,19 @@ from calibration.synthetic.worlds import (
     training_table,
 )
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-import train_cells  # noqa: E402
+
+def _bench_module(name: str):
+    """``bench/NAME.py`` as a module, without putting bench/ on sys.path (its engine.py
+    would then be found for the tests' own ``engine`` folder)."""
+    path = Path(__file__).resolve().parents[2] / "bench" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module          # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+train_cells = _bench_module("train_cells")
 
 #: Held-out tables (rules, seed, material, print family): the real table's ivory tiles on a
 #: light print first, then the other materials.
