@@ -23,7 +23,9 @@ Part of the composition root: it joins the renderer and the recognizer
 from __future__ import annotations
 
 import shlex
+import shutil
 import statistics
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +44,22 @@ from tabletop.table.loop import Seen, TableLoop
 from tabletop.errors import JournalLocked, TabletopError
 from tabletop.assembly.demo_view import (
     Style, board_lines, bonus_lines, cash_lines, title_lines)
+
+def launched_as() -> str:
+    """The ``tabletop`` command as the person can type it again: ``tabletop`` where that name
+    finds this very program, else its path (``.venv/bin/tabletop`` from ./scripts/demo, whose
+    virtual environment is not on the PATH)."""
+    launched = Path(sys.argv[0])
+    if launched.name != "tabletop":
+        return "tabletop"                       # python -m tabletop: the installed name
+    found = shutil.which("tabletop")
+    if found and Path(found).resolve() == launched.resolve():
+        return "tabletop"
+    try:
+        return shlex.quote(str(launched.resolve().relative_to(Path.cwd().resolve())))
+    except ValueError:
+        return shlex.quote(str(launched.resolve()))
+
 
 NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal", "Ida", "Jo")
 #: How many bots sit down when the command does not say (fewer where the rules seat fewer).
@@ -320,9 +338,10 @@ class Demo:
             if path.name == DEMO_JOURNAL else "the journal"
         self.out(f"Game {game_id} is kept in {kept}:")
         self.out(f"  {path}")
-        self.out(f"  list its games:   tabletop games --journal {quoted}")
-        self.out(f"  this game's log:  tabletop export {game_id} --journal {quoted}")
-        self.out(f"  its final state:  tabletop replay --game {game_id} --journal {quoted}")
+        command = launched_as()
+        self.out(f"  list its games:   {command} games --journal {quoted}")
+        self.out(f"  this game's log:  {command} export {game_id} --journal {quoted}")
+        self.out(f"  its final state:  {command} replay --game {game_id} --journal {quoted}")
 
     def close(self) -> None:
         self.journal.close()
@@ -439,7 +458,8 @@ class Demo:
         seen = [label for label in seating.tiles if label not in tapped]
         self.out(f"  the camera saw {', '.join(seen) or 'none of them'}"
                  + (f"; tapped in by hand: {', '.join(tapped)}" if tapped else "") + ".")
-        self.out(f"Turn order: {seating.prompt.message}.")
+        drawn = ", ".join(f"{name} {label}" for label, name in seating.drawn.items())
+        self.out(f"Turn order: drawn {drawn}; {seating.prompt.message}.")
         self.bot = Bot(self.assistant, seed=self.seed)
         if self.assistant.flagged:
             self.out("  These rules put the turn-order tiles back in the bag: the bots take "

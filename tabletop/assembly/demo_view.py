@@ -82,7 +82,9 @@ def title_lines(rules: RuleSet, options: Mapping[str, Any], names: Sequence[str]
     changed = [f"{name}={value}" for name, value in options.items()
                if name != "bonus_mode" and value != rules.options[name].default]
     others = ", ".join(changed) if changed else "the rule set's defaults"
-    return [rules.title,
+    # The title's parenthesis lists every mode and variant the rule set has, not the ones
+    # played: the lines below say those.
+    return [f"{rules.title.partition(' (')[0]} (the {rules.name} rule set)",
             f"  mode: {mode.capitalize()} (bonuses: {bonuses})",
             f"  other options: {others}",
             f"  players: {len(names)} bots, {_listed(list(names))}",

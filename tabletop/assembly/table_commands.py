@@ -168,8 +168,14 @@ def _demo_app(args: argparse.Namespace) -> int:
                 out=lambda line: print(line, flush=True), mode=args.mode, turns=args.turns,
                 style=Style(colour=wants_colour(sys.stdout)))
     fps = 10.0 * (args.speed or 1.0)
+
+    def steps():
+        yield from demo.steps()
+        # The app stays open on the game's end (its results screen): say how to leave it.
+        print("The window stays open on the game: press Esc or close it to end.", flush=True)
+
     try:
-        TableApp(loop=demo.loop, driver=demo.steps(), fps=fps).run()
+        TableApp(loop=demo.loop, driver=steps(), fps=fps).run()
     finally:
         demo.close()
     return 0

@@ -64,7 +64,7 @@ def test_the_title_says_the_rules_the_mode_the_players_and_the_seed(shown):
     done, _ = shown
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0] == load_rules("acquire").title
+    assert lines[0] == "Acquire (the acquire rule set)"     # not every mode it has
     assert lines[1].startswith("  mode: Tycoon (bonuses: primary, secondary, tertiary)")
     assert lines[2] == "  other options: the rule set's defaults"
     assert lines[3] == "  players: 3 bots, Ann, Bob and Cy"
@@ -271,7 +271,7 @@ def test_the_title_names_the_mode_played_of_every_rule_set():
         for mode in ruleset.options["bonus_mode"].choices:
             lines = title_lines(ruleset, ruleset.resolve_options({"bonus_mode": mode}),
                                 ["Ann", "Bob"], 9)
-            assert lines[0] == ruleset.title
+            assert lines[0] == f"{ruleset.title.partition(' (')[0]} (the {ruleset.name} rule set)"
             assert lines[1].startswith(f"  mode: {mode.capitalize()} (bonuses: "
                                        f"{', '.join(ruleset.bonus_mode(mode).names)})")
             assert lines[3:] == ["  players: 2 bots, Ann and Bob",
