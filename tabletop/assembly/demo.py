@@ -459,7 +459,8 @@ class Demo:
         self.out(f"  the camera saw {', '.join(seen) or 'none of them'}"
                  + (f"; tapped in by hand: {', '.join(tapped)}" if tapped else "") + ".")
         drawn = ", ".join(f"{name} {label}" for label, name in seating.drawn.items())
-        self.out(f"Turn order: drawn {drawn}; {seating.prompt.message}.")
+        self.out(f"Turn order: {seating.prompt.message}.")
+        self.out(f"  drawn: {drawn}.")
         self.bot = Bot(self.assistant, seed=self.seed)
         if self.assistant.flagged:
             self.out("  These rules put the turn-order tiles back in the bag: the bots take "
