@@ -103,7 +103,8 @@ class SetupScreen(Screen):
         ruleset = load_rules(self.rules)
         ids.heading.text = text("new_game", language)
         ids.language.text = text("language", language)
-        ids.rules.text = ruleset.title
+        # The name alone: the title's parenthesis lists modes and variants the options below set.
+        ids.rules.text = ruleset.title.split(" (")[0]
         ids.note.text = text("provisional", language) if ruleset.provisional else ""
         ids.add.text = text("add_player", language)
         ids.add.disabled = len(self.players) >= ruleset.max_players
