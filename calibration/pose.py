@@ -57,6 +57,8 @@ SEARCH_EVERY, SEARCH_BLIND = 30, 3
 THUMB_SCALE, STILL, MOVED_PIXELS, THUMB_SPREAD = 0.5, 20, 4, 64.0
 #: A marker found this far (pixels) from where it was means the board moved.
 KNOCK_PX = 1.0
+#: The margin (in marker sizes) a marker whose pattern shows where it was is looked for in.
+HERE_PAD = 0.5
 #: The pattern probe: samples per module, and modules (of 36) allowed to disagree (a
 #: prediction a third of a module off blurs a few), and the least contrast (grey levels).
 PROBE, PROBE_MISMATCH, PROBE_CONTRAST = 6, 3, 40
@@ -178,7 +180,9 @@ class PoseTracker:
                 corners = self._expected(marker_id)
                 if not _pattern_shows(image, corners, marker_id):
                     continue
-            near = _find(image, _window(corners, image.shape), marker_id)
+            # Its pattern shows at these corners: it is there to a module, and a box half its
+            # size around it holds it with its white border (a quarter of the wider box's cost).
+            near = _find(image, _window(corners, image.shape, HERE_PAD), marker_id)
             if near is not None:
                 found[marker_id] = near
                 thumbs[marker_id] = _thumb(image, near)
@@ -222,10 +226,12 @@ def _grey(image: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
 
 
-def _window(corners: np.ndarray, shape: tuple[int, ...]) -> tuple[int, int, int, int]:
-    """A box around a marker, twice its size each way (it may have moved a little)."""
+def _window(corners: np.ndarray, shape: tuple[int, ...],
+            pad: float = 1.0) -> tuple[int, int, int, int]:
+    """A box around a marker, ``pad`` times its size more on each side (by default twice its
+    size each way: it may have moved a little)."""
     low, high = corners.min(axis=0), corners.max(axis=0)
-    pad = max(float((high - low).max()), 20.0)
+    pad = max(pad * float((high - low).max()), 20.0)
     x0, y0 = (low - pad).astype(int)
     x1, y1 = (high + pad).astype(int)
     return max(x0, 0), max(y0, 0), min(x1, shape[1]), min(y1, shape[0])
