@@ -125,20 +125,21 @@ class Look:
 
 def held_out_rng(seed: int) -> np.random.Generator:
     """The held-out world's generator for ``seed`` (see the module docstring)."""
-    if isinstance(seed, (bool, np.random.Generator)) or not isinstance(seed, (int, np.integer)):
-        raise TypeError("held-out tables take an int seed: their stream is the world's own")
-    if seed < 0:
-        raise ValueError("held-out seeds are non-negative ints")
-    return np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(HELD_OUT_KEY,)))
+    return _world_rng(seed, HELD_OUT_KEY, "held-out")
 
 
 def training_rng(seed: int) -> np.random.Generator:
     """The training world's generator for ``seed``: a stream of its own, like the held-out one's."""
+    return _world_rng(seed, TRAINING_KEY, "training")
+
+
+def _world_rng(seed: int, key: int, world: str) -> np.random.Generator:
+    """A world's own stream for ``seed``: spawned under its ``key``, never a caller's generator."""
     if isinstance(seed, (bool, np.random.Generator)) or not isinstance(seed, (int, np.integer)):
-        raise TypeError("training tables take an int seed: their stream is the world's own")
+        raise TypeError(f"{world} tables take an int seed: their stream is the world's own")
     if seed < 0:
-        raise ValueError("training seeds are non-negative ints")
-    return np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(TRAINING_KEY,)))
+        raise ValueError(f"{world} seeds are non-negative ints")
+    return np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(key,)))
 
 
 def require_training(table: Any) -> None:

@@ -9,9 +9,9 @@ import subprocess
 import sys
 import time
 
-import numpy as np
 
 from hardware.camera import FAULT, READY, open_camera
+from test_camera_faults import Capture   # a cv2.VideoCapture stand-in, unplugged after N frames
 
 ABSENT = """
 from hardware.camera import open_camera
@@ -47,30 +47,6 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
-
-
-class Capture:
-    """``frames`` pictures, then unplugged (or never opened)."""
-
-    def __init__(self, frames: int, opened: bool = True) -> None:
-        self.frames, self.opened, self.count = frames, opened, 0
-
-    def isOpened(self) -> bool:
-        return self.opened
-
-    def set(self, prop: int, value: float) -> bool:
-        return True
-
-    def grab(self) -> bool:
-        time.sleep(0.002)
-        self.count += 1
-        return self.count <= self.frames
-
-    def retrieve(self):
-        return True, np.full((8, 8, 3), 40 + self.count % 100, np.uint8)
-
-    def release(self) -> None:
-        pass
 
 
 def until(condition, limit: int = 5000):
