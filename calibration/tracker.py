@@ -187,6 +187,8 @@ class StabilityTracker:
         self._late: tuple[int, ...] = ()
         #: The time cue of the still board being decided (None: nothing to compare with).
         self._cue: frozenset[int] | None = None
+        #: Cells read undecided in some frame of the last still board before a hand came.
+        self._doubted: frozenset[int] = frozenset()
 
     @property
     def touched(self) -> bool:
@@ -208,9 +210,14 @@ class StabilityTracker:
                 # wait on it (its tile came after the doubt). Settle it now; tell the table
                 # at the next still board (never with a hand over the board).
                 self._deferred |= self._settle_doubt(*self._run.doubt)
+            if self._run is not None:
+                self._doubted = frozenset(self._run.uncertain)
             self._run = None
-            # Only cells read as tiles: a cell flickering undecided is not evidence of a hand.
-            self._touched |= reading.occupied
+            # Cells read as tiles, and cells read undecided under the hand that the still board
+            # before it read clearly (a tile put down in the hand's shadow may read so until
+            # the hand leaves). A cell already hard to read then is no evidence of a hand.
+            self._touched |= reading.occupied | \
+                (reading.uncertain - self._doubted - self.unknown - self._flaky)
             return []
         run = self._run
         if run is None or run.breaks(reading):

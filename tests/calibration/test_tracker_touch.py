@@ -1,0 +1,72 @@
+"""Which cells a hand was over: a tile put down in the hand's shadow may read undecided until it leaves.
+
+Pure tracker tests over hand-made readings (what the classifier would report
+frame by frame); the rendered games are in test_watch.py and test_time_cue.py.
+"""
+
+from __future__ import annotations
+
+from calibration.tracker import ASK, Reading, StabilityTracker
+
+FPS = 10
+HOLD = 0.5
+EMPTY = Reading(frozenset(), frozenset(), True)
+
+
+def feed(tracker: StabilityTracker, start: int, readings: list[Reading]) -> list:
+    decided = []
+    for offset, reading in enumerate(readings):
+        frame = start + offset
+        decided += tracker.feed(frame, frame / FPS, reading)
+    return decided
+
+
+def referenced(board: Reading = EMPTY) -> StabilityTracker:
+    tracker = StabilityTracker(hold=HOLD)
+    assert [d.kind for d in feed(tracker, 0, [board] * 8)] == ["reference"]
+    return tracker
+
+
+def hand(occupied: set[int], uncertain: set[int]) -> Reading:
+    return Reading(frozenset(occupied), frozenset(uncertain), False)
+
+
+def still(frames: float, occupied: set[int] = frozenset(), uncertain: set[int] = frozenset(),
+          changed: set[int] | None = None) -> list[Reading]:
+    reading = Reading(frozenset(occupied), frozenset(uncertain), True,
+                      None if changed is None else frozenset(changed))
+    return [reading] * int(frames * FPS)
+
+
+def test_a_tile_read_undecided_under_the_hand_is_committed_once_it_reads_as_a_tile():
+    # The arm reads as tiles over cells 3-4; the tile it puts on cell 9 only as undecided.
+    tracker = referenced()
+    feed(tracker, 8, [hand({3, 4}, {9})] * 5)
+    decided = feed(tracker, 13, still(1.0, occupied={9}))
+    assert [(d.kind, d.cell) for d in decided] == [("commit", 9)]
+
+
+def test_a_tile_still_undecided_after_the_hand_that_alone_changed_is_asked_about():
+    tracker = referenced()
+    feed(tracker, 8, [hand({3, 4}, {9})] * 5)
+    decided = feed(tracker, 13, still(ASK + 0.5, uncertain={9}, changed={9}))
+    assert [(d.kind, d.cell, d.reason) for d in decided] == [("doubt", 9, "unsure")]
+
+
+def test_a_cell_already_hard_to_read_before_the_hand_is_not_taken_for_its_placement():
+    # Cell 9 flickers undecided on the still board (a glare spot): the hand passing over it
+    # is no placement there, whatever it reads after.
+    tracker = StabilityTracker(hold=HOLD)
+    flicker = [EMPTY, Reading(frozenset(), frozenset({9}), True)] * 4
+    assert [d.kind for d in feed(tracker, 0, flicker)] == ["reference"]
+    feed(tracker, 8, [hand({3, 4}, {9})] * 5)
+    decided = feed(tracker, 13, still(1.0, uncertain={9}, changed={9}) * 4)
+    assert [d for d in decided if d.kind in ("commit", "doubt")] == []
+
+
+def test_undecided_cells_under_a_hand_that_read_empty_after_it_change_nothing():
+    # The hand's shadow leaves cells undecided while it is there; gone, they read bare again.
+    tracker = referenced()
+    feed(tracker, 8, [hand({3, 4}, {5, 6, 9})] * 5)
+    decided = feed(tracker, 13, still(1.0, occupied={4}))
+    assert [(d.kind, d.cell) for d in decided] == [("commit", 4)]
