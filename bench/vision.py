@@ -1,7 +1,8 @@
 """Vision benchmark: tile recognition accuracy, ``watch`` accuracy and per-frame latency.
 
     python3 bench/vision.py [--frames 2100] [--seed 0] [--sequences 2] [--placements 8]
-                            [--world tuning|held-out|both] [--classifier hand|learned|both]
+                            [--world tuning|held-out|training|both]
+                            [--classifier hand|learned|both] [--learn on|off|both]
                             [--quick] [--json FILE]
 
 Two worlds (``calibration/synthetic/worlds.py``), measured alike and reported
@@ -19,6 +20,18 @@ plays its own games. Only the tuning world's figures may guide tuning.
 (``learned``: ``calibration/learned.py``, trained by ``bench/train_cells.py``
 on the training world, never on held-out tables), or ``both``, each world
 measured with each, side by side.
+
+``--world training`` measures the learned classifier's training world (drawn
+from a stream of its own, never a held-out table): as wide as held-out, it
+is what anything may be developed on besides tuning.
+
+``--learn`` says whether the Watcher learns the table (``calibration/adapt.py``)
+from the placements the game tells it were confirmed: ``on`` (as the table
+runs, the default), ``off``, or ``both``, each game played both ways and
+reported side by side. The game is played as the table's loop plays it: the
+Watcher is told the board at the start and after each tile the table would
+confirm (committed or asked, and truly there); the share of cells uncertain on
+the truly still frames after the 3rd confirmed placement is reported.
 
 Everything is rendered (``calibration.synthetic.render``), so the truth is known:
 
@@ -72,15 +85,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
+from bench.vision_games import learned_share, play, score  # noqa: E402
 from calibration.calfile import CalibrationError  # noqa: E402
 from calibration.calibrate import calibrate  # noqa: E402
 from calibration.classify import CLASSIFIERS  # noqa: E402
-from calibration.recognize import Recognizer, sightings  # noqa: E402
+from calibration.recognize import Recognizer  # noqa: E402
 from calibration.synthetic.render import TILE_STYLES, make_table, render, render_empty  # noqa: E402
 from calibration.synthetic.scenes import Nuisances  # noqa: E402
-from calibration.synthetic.sequences import random_steps, render_sequence, warning_kind  # noqa: E402
-from calibration.synthetic.worlds import MATERIALS, PRINT_FAMILIES, WORLDS  # noqa: E402
-from tabletop.geometry.sightings import BoardSeen, ChangesSeen, Sighting, TileSeen  # noqa: E402
+from calibration.synthetic.sequences import random_steps, render_sequence  # noqa: E402
+from calibration.synthetic.worlds import (MATERIALS, PRINT_FAMILIES, TRAINING, WORLDS,  # noqa: E402
+                                         training_table)
 
 #: (name, rule set, options) of every table's board; hex tables alternate their parity.
 LAYOUTS = [("square", "acquire", ({},)),
@@ -116,6 +130,9 @@ def world_table(world: str, rules: str, seed: int, options: dict, index: int) ->
     if world == "tuning":
         return make_table(rules, seed=seed, options=options,
                           tile_style=TILE_STYLES[index % len(TILE_STYLES)])
+    if world == TRAINING:
+        return training_table(rules, seed, options=options,
+                              material=MATERIALS[index % len(MATERIALS)])
     return make_table(rules, seed=seed, options=options, world="held-out",
                       tile_style=MATERIALS[index % len(MATERIALS)])
 
@@ -227,65 +244,12 @@ def recognition(boards_: list[Board], frames: int, seed: int) -> list[dict]:
     return records
 
 
-# --- watch ----------------------------------------------------------------------------------
+# --- watch (the games are played and scored in bench/vision_games.py) -----------------------
 
-def score(sequence, seen: list[Sighting]) -> dict:
-    """``watch``'s commits and warnings against a sequence's truth (see the module docstring).
-
-    ``seen``: every sighting of the game; reference boards are not ``watch``'s and are left out.
-    """
-    fps = sequence.fps
-    placements = [event for event in sequence.events if event.kind == "place"]
-    lines = [line for line in seen if not isinstance(line, BoardSeen)]
-    commits = [line for line in lines if isinstance(line, TileSeen)]
-    # A tile proposed as a question (``TileDoubted``): one CONFIRM away, counted apart.
-    doubts = [line for line in lines if not isinstance(line, (TileSeen, ChangesSeen))
-              and hasattr(line, "tile")]
-    warnings = [line for line in lines if isinstance(line, ChangesSeen)]
-    used: set[int] = set()
-    asked_used: set[int] = set()
-    delays, missed, asked_delays = [], [], []
-    for number, event in enumerate(placements):
-        until = placements[number + 1].start if number + 1 < len(placements) else len(sequence)
-        hits = [k for k, line in enumerate(commits) if k not in used
-                and line.tile == event.labels[0] and event.clear_from <= line.frame < until]
-        asks = [k for k, line in enumerate(doubts) if k not in asked_used
-                and line.tile == event.labels[0] and event.clear_from <= line.frame < until]
-        if hits:
-            used.add(hits[0])
-            delays.append((commits[hits[0]].frame - event.clear_from) / fps)
-        elif asks:
-            asked_used.add(asks[0])
-            asked_delays.append((doubts[asks[0]].frame - event.clear_from) / fps)
-        else:
-            missed.append(event.labels[0])
-    matched: set[int] = set()
-    warned = expected = 0
-    for event in sequence.events:
-        if event.warning is None:
-            continue
-        expected += 1
-        here = [k for k, line in enumerate(warnings) if k not in matched
-                and event.clear_from <= line.frame < event.end
-                and warning_kind(line.message) == event.warning]
-        if here:
-            warned += 1
-            matched.add(here[0])
-    return {"frames": len(sequence), "placed": len(placements), "correct": len(delays),
-            "missed": len(missed), "wrong": len(commits) - len(used), "delays": delays,
-            "asked": len(asked_delays), "asked_delays": asked_delays,
-            "asked_wrong": len(doubts) - len(asked_used),
-            "cannot_tell": sum(1 for line in warnings if not line.new and not line.gone),
-            "warnings_expected": expected, "warnings_given": warned,
-            "warnings_other": len(warnings) - len(matched),
-            "decided_with_hand": sum(1 for line in lines
-                                     if not sequence.states[line.frame].clear),
-            "wrong_lines": [commits[k].as_json() for k in range(len(commits)) if k not in used],
-            "missed_tiles": missed}
-
-
-def games(seed: int, count: int, placements: int, world: str = "tuning") -> list[dict]:
-    """``count`` random games per layout through ``watch``'s Watcher; one score each."""
+def games(seed: int, count: int, placements: int, world: str = "tuning",
+          learns: tuple[bool, ...] = (True,)) -> list[dict]:
+    """``count`` random games per layout through ``watch``'s Watcher, each played once per
+    ``learns`` (the table's own examples used or not); one score each."""
     results = []
     for number, (name, rules, parities) in enumerate(LAYOUTS):
         for k in range(count):
@@ -301,21 +265,27 @@ def games(seed: int, count: int, placements: int, world: str = "tuning") -> list
             rng = np.random.default_rng(seed * 1000 + 10 * number + k)
             steps = random_steps(table, rng, placements=placements)
             sequence = render_sequence(table, steps, rng)
-            started = time.perf_counter()
-            frames = StreamTimer((i, i / sequence.fps, image) for i, image in enumerate(sequence))
-            result = score(sequence, list(sightings(frames, calibration)))
-            result.update(layout=name, options=options, seconds=time.perf_counter() - started,
-                          cpu_ms=frames.cpu_ms, wall_ms=frames.wall_ms,
-                          style=table.tile_style, print=table.palette)
-            results.append(result)
-            kinds = [type(step).__name__ for step in steps]
-            print(f"  game {world} {name} {options or ''} {table.tile_style}/{table.palette} "
-                  f"({len(sequence)} frames; {' '.join(kinds)}): "
-                  f"{result['correct']}/{result['placed']} "
-                  f"committed, {result['asked']} asked, {result['wrong']} wrong, "
-                  f"{result['missed']} missed, "
-                  f"{result['warnings_given']}/{result['warnings_expected']} warnings",
-                  file=sys.stderr, flush=True)
+            for learn in learns:
+                started = time.perf_counter()
+                frames = StreamTimer((i, i / sequence.fps, image)
+                                     for i, image in enumerate(sequence))
+                seen, learned = play(sequence, calibration, frames, learn)
+                result = score(sequence, seen)
+                result.update(learned)
+                result.update(layout=name, options=options, seconds=time.perf_counter() - started,
+                              cpu_ms=frames.cpu_ms, wall_ms=frames.wall_ms, learn=learn,
+                              style=table.tile_style, print=table.palette)
+                results.append(result)
+                kinds = [type(step).__name__ for step in steps]
+                print(f"  game {world} {name} {options or ''} {table.tile_style}/{table.palette} "
+                      f"learn {'on' if learn else 'off'} "
+                      f"({len(sequence)} frames; {' '.join(kinds)}): "
+                      f"{result['correct']}/{result['placed']} "
+                      f"committed, {result['asked']} asked, {result['wrong']} wrong, "
+                      f"{result['missed']} missed, "
+                      f"{result['warnings_given']}/{result['warnings_expected']} warnings, "
+                      f"uncertain after the 3rd confirmed {percent(learned_share(result))}",
+                      file=sys.stderr, flush=True)
     return results
 
 
@@ -414,7 +384,12 @@ def watch_figures(results: list[dict]) -> dict:
             "warnings_given": sum(r["warnings_given"] for r in played),
             "warnings_other": sum(r["warnings_other"] for r in played),
             "decided_with_hand": sum(r["decided_with_hand"] for r in played),
-            "cpu_p50": _percentiles([m for r in played for m in r.get("cpu_ms", ())])[0]}
+            "cpu_p50": _percentiles([m for r in played for m in r.get("cpu_ms", ())])[0],
+            "uncertain_after_3": learned_share({
+                "still_cells": sum(r.get("still_cells", 0) for r in played),
+                "still_uncertain": sum(r.get("still_uncertain", 0) for r in played)}),
+            "learned_cells": sum(r.get("learned_cells", 0) for r in played),
+            "learned_wrong": sum(r.get("learned_wrong", 0) for r in played)}
 
 
 def report(records: list[dict], results: list[dict], elapsed: float, args, world: str = "tuning",
@@ -471,6 +446,9 @@ def report(records: list[dict], results: list[dict], elapsed: float, args, world
               f"{w['asked_wrong']}, missed {w['missed']}")
         print(f"  delay after the hand left: median {w['p50_delay']:.2f} s, p95 "
               f"{w['p95_delay']:.2f} s, max {w['max_delay']:.2f} s, later than 1 s: {w['late']}")
+        print(f"  still frames after the 3rd confirmed placement: {percent(w['uncertain_after_3'])} "
+              f"of cells uncertain; cells decided by the table's own examples "
+              f"{w['learned_cells']} ({w['learned_wrong']} wrong)")
         print(f"  anomaly warnings {w['warnings_given']}/{w['warnings_expected']}, other "
               f"warnings {w['warnings_other']} (cannot tell a cell: {w['cannot_tell']}), "
               f"decisions with a hand over the board {w['decided_with_hand']}")
@@ -504,24 +482,29 @@ def side_by_side(worlds: dict[str, tuple[list[dict], list[dict]]]) -> dict:
                 "committed": watch["correct"], "asked": watch["asked"], "placed": watch["placed"],
                 "wrong": watch["wrong"], "cannot_tell": watch["cannot_tell"],
                 "p50_delay": watch["p50_delay"], "p95_delay": watch["p95_delay"],
-                "cpu_p50": watch["cpu_p50"], "refused": watch["refused"]}
+                "cpu_p50": watch["cpu_p50"], "refused": watch["refused"],
+                "missed": watch["missed"], "uncertain_after_3": watch["uncertain_after_3"],
+                "learned_wrong": watch["learned_wrong"]}
     print("\nside by side (recognition on clear boards; watch's games; CPU ms per frame of the stream):")
     width = max([20] + [len(name) + 1 for name in rows])
     print(f"{'world / layout':{width}s} {'cell error':>10s} {'uncertain':>9s} {'exact':>7s} "
           f"{'committed':>11s} {'asked':>5s} {'wrong':>5s} {'cannot tell':>11s} "
-          f"{'delay p50/p95 s':>15s} {'CPU p50':>7s}")
+          f"{'delay p50/p95 s':>15s} {'CPU p50':>7s} {'missed':>6s} {'unc. after 3rd':>14s}")
     for name, row in rows.items():
         delay = ("-" if math.isnan(row["p50_delay"])
                  else f"{row['p50_delay']:.1f}/{row['p95_delay']:.1f}")
         cpu = "-" if math.isnan(row["cpu_p50"]) else f"{row['cpu_p50']:.1f}"
         print(f"{name:{width}s} {percent(row['cell_error'], 3):>10s} {percent(row['uncertain']):>9s} "
               f"{percent(row['exact'], 1):>7s} {str(row['committed']) + '/' + str(row['placed']):>11s} "
-              f"{row['asked']:5d} {row['wrong']:5d} {row['cannot_tell']:11d} {delay:>15s} {cpu:>7s}")
+              f"{row['asked']:5d} {row['wrong']:5d} {row['cannot_tell']:11d} {delay:>15s} {cpu:>7s} "
+              f"{row['missed']:6d} {percent(row['uncertain_after_3']):>14s}")
     return rows
 
 
-def run_world(world: str, args, classifier: str = "hand") -> tuple[dict, list[dict], list[dict]]:
-    """Calibrate, read and play one world with one classifier; its summary, records and results."""
+def run_world(world: str, args, classifier: str = "hand",
+              learns: tuple[bool, ...] = (True,)) -> tuple[dict, list[dict], list[dict]]:
+    """Calibrate, read and play one world with one classifier; its summary, records and results
+    (each game once per ``learns``: the results of both are told apart by their ``learn``)."""
     started = time.perf_counter()
     print(f"[{world}] calibrating {len(LAYOUTS) * TABLES_PER_LAYOUT} tables ...", file=sys.stderr,
           flush=True)
@@ -533,9 +516,11 @@ def run_world(world: str, args, classifier: str = "hand") -> tuple[dict, list[di
     if args.sequences > 0:
         print(f"[{world}] playing {args.sequences} game(s) per layout ...", file=sys.stderr,
               flush=True)
-        results = games(args.seed, args.sequences, args.placements, world)
-    summary = report(records, results, time.perf_counter() - started, args, world, refused,
-                     classifier)
+        results = games(args.seed, args.sequences, args.placements, world, learns)
+    summary = report(records, [r for r in results if r.get("learn", True) == learns[0]],
+                     time.perf_counter() - started, args, world, refused, classifier)
+    if len(learns) > 1:
+        summary["watch_learn_off"] = watch_figures([r for r in results if not r["learn"]])
     return summary, records, results
 
 
@@ -556,11 +541,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--sequences", type=int, default=2, help="random games per layout")
     parser.add_argument("--placements", type=int, default=8, help="placements per game")
-    parser.add_argument("--world", choices=WORLDS + ("both",), default="both",
-                        help="the tuning world, the held-out one, or both side by side")
+    parser.add_argument("--world", choices=WORLDS + (TRAINING, "both"), default="both",
+                        help="the tuning world, the held-out one, or both side by side (or the "
+                             "learned classifier's training world, to develop on)")
     parser.add_argument("--classifier", choices=CLASSIFIERS + ("both",), default="hand",
                         help="who decides each cell: the hand-tuned thresholds, the learned "
                              "model, or both side by side")
+    parser.add_argument("--learn", choices=("on", "off", "both"), default="on",
+                        help="whether the Watcher learns the table from the placements it is "
+                             "told were confirmed (calibration/adapt.py), or both side by side")
     parser.add_argument("--quick", action="store_true",
                         help="a smoke run: 240 frames, one game of 3 placements per layout")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
@@ -575,8 +564,12 @@ def main(argv: list[str] | None = None) -> int:
             # Every recognizer the run makes takes its classifier from the environment.
             os.environ["TABLETOP_CLASSIFIER"] = classifier
             name = world if len(classifiers) == 1 else f"{world}/{classifier}"
-            summary, records, results = run_world(world, args, classifier)
-            summaries[name], data[name] = summary, (records, results)
+            learns = {"on": (True,), "off": (False,), "both": (True, False)}[args.learn]
+            summary, records, results = run_world(world, args, classifier, learns)
+            summaries[name] = summary
+            for learn in learns:
+                label = name if len(learns) == 1 else f"{name} learn {'on' if learn else 'off'}"
+                data[label] = (records, [r for r in results if r.get("learn", True) == learn])
     rows = side_by_side(data)
     if args.json:
         out = {"machine": {"cpu": cpu_name(), "arch": platform.machine(),

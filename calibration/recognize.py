@@ -16,12 +16,14 @@ classifier could not tell from the board; or a tile read late).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Collection, Iterable, Iterator
 
 import cv2
 import numpy as np
 
+from calibration.adapt import TableLooks
 from calibration.calfile import Calibration, CalibrationError
 from calibration.warp import Rectifier, homography
 from calibration.classify import COLOUR_SHRINK, CellReading, TileClassifier
@@ -67,6 +69,9 @@ class Observation:
     reading: CellReading
     #: The rectified board in grey, for comparing this frame with another (the time cue).
     plane: np.ndarray | None = field(default=None, repr=False, compare=False)
+    #: Cells the classifier left uncertain that the table's own examples decided
+    #: (:mod:`calibration.adapt`): in ``occupied`` or bare now, counted apart.
+    learned: frozenset[int] = frozenset()
 
     @property
     def readable(self) -> bool:
@@ -318,7 +323,7 @@ class Watcher:
         watcher.board   # the tiles the tracker holds the board to: ["5C", "6D", "12I"]
     """
 
-    def __init__(self, calibration: Calibration, hold: float = HOLD) -> None:
+    def __init__(self, calibration: Calibration, hold: float = HOLD, learn: bool = True) -> None:
         self.calibration = calibration
         self.labels: tuple[str, ...] = tuple(calibration.layout.geometry.labels)
         self.recognizer = Recognizer(calibration, verify=True)
@@ -331,16 +336,36 @@ class Watcher:
         #: decision, and the cells' looks in it once a hand came: one frame, never a history.
         self._still: Observation | None = None
         self._before: np.ndarray | None = None
+        #: What a tile and a bare cell look like on this table, learned from the game's
+        #: record (:mod:`calibration.adapt`; None: not learning).
+        self.table: TableLooks | None = TableLooks(len(self.labels)) if learn else None
+        #: The last still, clear frame since the tracker's last decision (what the record's
+        #: board is learned from), and the record's board waiting for one.
+        self._settled: Observation | None = None
+        self._pending: frozenset[int] | None = None
 
     def expect(self, labels: Iterable[str]) -> None:
-        """The board as the game's record holds it, for the frames before the reference.
+        """The board as the game's record holds it: at the start and after every change to it.
 
-        The cells it leaves bare are what a crowded board is told readable by
-        (a game resumed late, too few cells empty to judge by the tiles alone);
-        the reference itself is still what the camera sees.
+        Before the reference, the cells it leaves bare are what a crowded board
+        is told readable by (a game resumed late, too few cells empty to judge
+        by the tiles alone); the reference itself is still what the camera sees.
+
+        Each board told is also a labelled example of this very table: the
+        Watcher learns how the record's tiles and bare cells look from its last
+        still, clear frame since the tracker's last decision (or from the next
+        one, if no hand comes first), and by that decides some of the cells the
+        classifier leaves uncertain (:mod:`calibration.adapt`; see
+        :attr:`Observation.learned`).
         """
         cells = {label: cell for cell, label in enumerate(self.labels)}
         self._expected = frozenset(cells[label] for label in labels if label in cells)
+        if self.table is None:
+            return
+        if self._settled is not None:
+            self._learn(self._settled, self._expected)
+        else:
+            self._pending = self._expected
 
     def feed(self, index: int, seconds: float, image: np.ndarray) -> list[Sighting]:
         """Read frame ``index`` (taken at ``seconds``); the decisions made at it."""
@@ -349,9 +374,10 @@ class Watcher:
             bare = self._cells - reference - self.tracker.unknown
         else:
             bare = None if self._expected is None else self._cells - self._expected
-        seen = self._last = self.recognizer.read(image, bare)
-        reading = Reading(seen.occupied, seen.uncertain, seen.clear, self._changed(seen),
-                          seen.readable)
+        seen = self.recognizer.read(image, bare)
+        changed = self._changed(seen)
+        seen = self._last = self._adapted(seen, changed)
+        reading = Reading(seen.occupied, seen.uncertain, seen.clear, changed, seen.readable)
         pending = self.tracker.touched
         decisions = self.tracker.feed(index, seconds, reading)
         if seen.clear and not self.tracker.touched:
@@ -362,7 +388,54 @@ class Watcher:
                 self._still = seen
             elif pending:
                 self._still = None      # (the board before the hand just decided on is past)
+        self._settle(seen, decisions)
         return [self._sighting(decision) for decision in decisions]
+
+    def _settle(self, seen: Observation, decisions: list[Decision]) -> None:
+        """Keep the last still, clear frame since the last decision; learn a board waiting for it."""
+        if self.table is None:
+            return
+        still = seen.clear and seen.readable and not self.tracker.touched
+        if decisions:
+            # The tracker held this frame still and clear for its hold time: it shows the
+            # board decided on. A board told before it may not be that board.
+            self._settled = seen if still else None
+            if any(decision.kind != "reference" for decision in decisions):
+                self._pending = None
+        elif still and self.recognizer.repeated:
+            self._settled = seen
+        if self._pending is not None and self._settled is not None:
+            self._learn(self._settled, self._pending)
+            self._pending = None
+
+    def _learn(self, seen: Observation, tiles: frozenset[int]) -> None:
+        # Bare examples only where the tracker holds the board bare too: a tile it committed
+        # that the record has not taken yet (or has just taken back) is no bare board.
+        held = (self.tracker.reference or frozenset()) | self.tracker.unknown
+        self.table.learn(seen.reading, tiles, self._cells - tiles - held)
+
+    def _adapted(self, seen: Observation, changed: frozenset[int] | None) -> Observation:
+        """``seen`` with the uncertain cells the table's own examples decide (never on a hand).
+
+        A tile only where the record or the tracker has one, or where the time cue
+        says the cell changed since the board before the hand; bare only where
+        both hold the board bare and no hand can have changed it (none came since
+        the last decision, or the time cue says the cell did not change).
+        """
+        table = self.table
+        if table is None or not table.ready or not seen.clear or not seen.uncertain:
+            return seen
+        held = (self._expected or frozenset()) | (self.tracker.reference or frozenset())
+        tiles = held | (changed or frozenset())
+        bare = self._cells - held - self.tracker.unknown
+        if self.tracker.touched:
+            bare = frozenset() if changed is None else bare - changed
+        as_tile, as_bare = table.decide(seen.reading, tiles, bare)
+        if not as_tile and not as_bare:
+            return seen
+        return dataclasses.replace(seen, occupied=seen.occupied | as_tile,
+                                   uncertain=seen.uncertain - as_tile - as_bare,
+                                   learned=as_tile | as_bare)
 
     def _changed(self, seen: Observation) -> frozenset[int] | None:
         """The cells changed clearly since the still board before the hand (None: unknown)."""
@@ -393,6 +466,8 @@ class Watcher:
         """
         self.tracker.restart()
         self._still = self._before = None
+        # (what the table looks like is kept: the same table, the same light, or nearly)
+        self._settled = self._pending = None
 
     def _names(self, cells: Iterable[int]) -> tuple[str, ...]:
         return tuple(self.labels[c] for c in sorted(cells))

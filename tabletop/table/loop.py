@@ -91,7 +91,10 @@ class Camera(Protocol):
 
 
 class Eyes(Protocol):
-    """Frames in, decisions out; told the game's board before they take their own reference."""
+    """Frames in, decisions out; told the game's board (``expect``) at the start, when they look
+    again, and after every action that changes it (a CONFIRM that plays a tile, an UNDO, a
+    tapped tile confirmed): before their own reference it helps them read a crowded board,
+    after it each board is a labelled example of this very table to learn from."""
 
     def feed(self, index: int, seconds: float, image: Any) -> list[Sighting]: ...
 
@@ -159,6 +162,7 @@ class TableLoop:
         self._fault = False
         self._light, self._proposal, self._flagged = "", None, frozenset()
         self._shown: tuple | None = None
+        self._told: frozenset[str] | None = None     # the board the eyes were last told
         self._expect()
 
     # --- one beat ------------------------------------------------------------------------
@@ -174,6 +178,9 @@ class TableLoop:
                 on_button(event)
             elif event.kind == "press":
                 self.press(event.button.lower())
+        # The screen's taps and its history's UNDO reach the desk without the loop: a board
+        # changed by them is told here, on the next beat.
+        self._tell_board()
         prompt = self.desk.prompt if self.desk is not None else None
         if prompt is not None:
             self._signal(prompt)
@@ -224,7 +231,14 @@ class TableLoop:
     def _expect(self) -> None:
         # A game's board helps the eyes read a crowded table before their own reference.
         if self.desk is not None and self.eyes is not None:
-            self.eyes.expect(sorted(self.desk.tiles))
+            self._told = frozenset(self.desk.tiles)
+            self.eyes.expect(sorted(self._told))
+
+    def _tell_board(self) -> None:
+        """The eyes told the game's board when an action changed it since they were last told."""
+        if self.desk is not None and self.eyes is not None and \
+                frozenset(self.desk.tiles) != self._told:
+            self._expect()
 
     def step(self) -> bool:
         """Read one frame and act on what it decides; False when no frame came."""
@@ -261,6 +275,7 @@ class TableLoop:
         if self.desk is not None:
             self.desk.press(button)
             self._advance()
+            self._tell_board()
 
     def _route(self, decision: Sighting) -> None:
         desk = self.desk
