@@ -25,6 +25,8 @@ decision back (a neighbour misread for its tile must not be committed) until
 a frame reads it, and after UNDECIDED seconds the table is told and the cell
 left unknown. A new tile read undecided more often than as a tile is waited
 for too. Cells already hard to read before the hand came hold nothing back.
+A frame nothing could be read in is skipped; after UNDECIDED seconds of them
+the table is told once that the board cannot be read, and what to do.
 
 >>> tracker = StabilityTracker(hold=0.3)
 >>> empty, one = Reading(frozenset(), frozenset(), True), Reading(frozenset({5}), frozenset(), True)
@@ -189,6 +191,9 @@ class StabilityTracker:
         self._cue: frozenset[int] | None = None
         #: Cells read undecided in some frame of the last still board before a hand came.
         self._doubted: frozenset[int] = frozenset()
+        #: Since when no frame could be read at all (None: the last frame was readable).
+        self._blind_since: float | None = None
+        self._warned_blind = False
 
     @property
     def touched(self) -> bool:
@@ -202,7 +207,8 @@ class StabilityTracker:
             # after each such frame (a washed-out board on the edge of readable gives them
             # every few frames). Nothing is lost by skipping it: a tile put down or taken
             # meanwhile is read as a change by the next readable frame, which ends the run.
-            return []
+            return self._unreadable(frame, time)
+        self._blind_since, self._warned_blind = None, False
         if not reading.clear:
             if self._run is not None and self._run.doubt is not None and \
                     not self._warned_undecided:
@@ -239,6 +245,18 @@ class StabilityTracker:
         told = self._tell_deferred(frame)
         self._cue = run.changed
         return told + self._decide(frame, time, run)
+
+    def _unreadable(self, frame: int, time: float) -> list[Decision]:
+        """Nothing to decide on; once no frame has been readable for UNDECIDED seconds, the
+        table is told (once) why placements are not seen, and what to do."""
+        if self._blind_since is None:
+            self._blind_since = time
+        if self._warned_blind or time - self._blind_since < UNDECIDED:
+            return []
+        self._warned_blind = True
+        return [Decision(frame, "warning", message=Message(
+            "cannot read the board: too much glare, too dark or out of focus; move the lamp or "
+            "check the camera, or enter tiles by hand"))]
 
     def _decide(self, frame: int, time: float, run: _Run) -> list[Decision]:
         tiles, undecided = run.settled()

@@ -70,3 +70,28 @@ def test_undecided_cells_under_a_hand_that_read_empty_after_it_change_nothing():
     feed(tracker, 8, [hand({3, 4}, {5, 6, 9})] * 5)
     decided = feed(tracker, 13, still(1.0, occupied={4}))
     assert [(d.kind, d.cell) for d in decided] == [("commit", 4)]
+
+
+# --- a board no frame can read -----------------------------------------------------------
+
+BLIND = Reading(frozenset(), frozenset(range(20)), True, readable=False)
+
+
+def test_a_board_no_frame_can_read_for_seconds_is_told_to_the_table_once():
+    tracker = referenced()
+    quiet = feed(tracker, 8, [BLIND] * 29)           # 2.9 s: a lamp switched on, say
+    told = feed(tracker, 37, [BLIND] * 40)
+    assert quiet == []
+    assert [(d.kind, d.frame) for d in told] == [("warning", 38)]
+    assert str(told[0].message) == ("cannot read the board: too much glare, too dark or out of "
+                                    "focus; move the lamp or check the camera, or enter tiles "
+                                    "by hand")
+
+
+def test_a_board_readable_again_then_blind_again_is_told_again_and_nothing_is_committed():
+    tracker = referenced()
+    first = feed(tracker, 8, [BLIND] * 35)
+    back = feed(tracker, 43, [EMPTY] * 10)
+    again = feed(tracker, 53, [BLIND] * 35)
+    assert [d.kind for d in first] == ["warning"] and back == []
+    assert [d.kind for d in again] == ["warning"]
