@@ -160,6 +160,10 @@ class BoardCanvas:
         self.work = self.empty.copy()
         self.work_gloss = self.gloss.copy()
         self.work_state: dict[int, tuple[str, bool]] = {}
+        # The working canvas's last camera view: consecutive frames of a game mostly show the
+        # same tiles and pose, and the remap is the dearest step of a frame.
+        self._pasted = 0
+        self._last_seen: tuple[tuple, np.ndarray, np.ndarray | None] | None = None
 
     # The canvas covers what the camera sees of the table plane, at about the camera's resolution.
     def _frame_geometry(self) -> None:
@@ -416,6 +420,7 @@ class BoardCanvas:
         mask = self.masks[cell]
         np.copyto(self.work[y0:y1, x0:x1], canvas[y0:y1, x0:x1], where=mask[:, :, None])
         np.copyto(self.work_gloss[y0:y1, x0:x1], gloss[y0:y1, x0:x1], where=mask)
+        self._pasted += 1
 
     def seen(self, canvas: np.ndarray, gloss: np.ndarray | None,
              bump: tuple[float, float, float]) -> tuple[np.ndarray, np.ndarray | None]:
@@ -424,7 +429,21 @@ class BoardCanvas:
         A bump moves the board, its shadow and its markers but not the surface
         under it: the board is remapped through the moved pose and laid on
         the surface's fixed view by its feathered footprint.
+
+        The working canvas's view is kept: asked again with no tile pasted since,
+        the same pose and the same gloss, it is given again (a copy, the very same
+        pixels) instead of remapped. Call under the lock, as :meth:`compose`.
         """
+        if canvas is not self.work or not (gloss is None or gloss is self.work_gloss):
+            return self._seen(canvas, gloss, bump)
+        key = (self._pasted, tuple(bump), gloss is None)
+        if self._last_seen is None or self._last_seen[0] != key:
+            self._last_seen = (key, *self._seen(canvas, gloss, bump))
+        _, image, seen_gloss = self._last_seen
+        return image.copy(), None if seen_gloss is None else seen_gloss.copy()
+
+    def _seen(self, canvas: np.ndarray, gloss: np.ndarray | None,
+              bump: tuple[float, float, float]) -> tuple[np.ndarray, np.ndarray | None]:
         if bump == (0.0, 0.0, 0.0):
             image = cv2.remap(canvas, self.map1, self.map2, cv2.INTER_LINEAR,
                               borderMode=cv2.BORDER_REPLICATE)

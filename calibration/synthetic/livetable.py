@@ -23,7 +23,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 from calibration.calfile import Calibration
-from calibration.synthetic.render import Table, make_table, render_empty, render_scene
+from calibration.synthetic.render import Table, make_table, render_empty, render_image
 from calibration.synthetic.scenes import Nuisances
 from calibration.synthetic.sequences import Event, Place, Remove, Wait, _Planner
 
@@ -132,7 +132,7 @@ class LiveTable:
         if self._next >= len(planner.states):
             planner.frame()
         state = planner.states[self._next]
-        image = render_scene(self.table, dict(state.occupied), state.scene,
-                             np.random.default_rng(state.seed)).image
+        image = render_image(self.table, dict(state.occupied), state.scene,
+                             np.random.default_rng(state.seed))
         index, self._next = self._next, self._next + 1
         return index, index / self.fps, image

@@ -35,7 +35,8 @@ from typing import Any, Iterator, Mapping, Sequence as Seq
 import cv2
 import numpy as np
 
-from calibration.synthetic.render import Rendered, Table, frame_truth, render_scene, view_of
+from calibration.synthetic.render import (Rendered, Table, frame_truth, render_image,
+                                          render_scene, view_of)
 from calibration.synthetic.scenes import (Hand, Nuisances, Scene, View, cup_over_marker,
                                           leaning_shadow, random_bump, sample_scene)
 
@@ -191,12 +192,18 @@ class Sequence:
         return len(self.states)
 
     def __iter__(self) -> Iterator[np.ndarray]:
-        return (frame.image for frame in self.rendered())
+        return (self.image(index) for index in range(len(self.states)))
 
     def frame(self, index: int) -> Rendered:
         """Render frame ``index``."""
         state = self.states[index]
         return render_scene(self.table, dict(state.occupied), state.scene,
+                            np.random.default_rng(state.seed))
+
+    def image(self, index: int) -> np.ndarray:
+        """Frame ``index``'s image alone (``frame(index).image``, without working out its truth)."""
+        state = self.states[index]
+        return render_image(self.table, dict(state.occupied), state.scene,
                             np.random.default_rng(state.seed))
 
     def rendered(self) -> Iterator[Rendered]:

@@ -133,7 +133,7 @@ class SimCamera(Recording):
     def _load(self) -> np.ndarray:
         if self._position >= len(self.sequence):
             raise EndOfStream(self.end_message)
-        return self.sequence.frame(self._position).image
+        return self.sequence.image(self._position)
 
 
 def register() -> None:

@@ -44,12 +44,15 @@ def recorded(tmp_path_factory) -> tuple[Path, list[str]]:
     rng = np.random.default_rng(7)
     sequence = render_sequence(table, random_steps(table, rng, PLACEMENTS, anomalies=()), rng)
     folder = tmp_path_factory.mktemp("recordings") / "easy"
-    recorder = Recorder(folder, calibration, table="easy", source="sim:acquire", fps=sequence.fps)
+    # Frames come here as fast as the machine renders them, not at a camera's 10 a second:
+    # a queue for all of them, so that a busy machine drops none (dropping is test_recording's).
+    recorder = Recorder(folder, calibration, table="easy", source="sim:acquire", fps=sequence.fps,
+                        limit=len(sequence))
     eyes = RecordingEyes(Watcher(calibration), recorder)
     ends = {event.end - 1: event.labels[0] for event in sequence.placements}
     committed = []
     for index in range(len(sequence)):
-        for sighting in eyes.feed(index, index / sequence.fps, sequence.frame(index).image):
+        for sighting in eyes.feed(index, index / sequence.fps, sequence.image(index)):
             if isinstance(sighting, TileSeen):
                 committed.append(sighting.tile)
         if index in ends:

@@ -145,7 +145,7 @@ def lingering(sequence: Sequence, event_number: int, seconds: float) -> Sequence
 def frames(sequence: Sequence) -> Iterator[tuple[int, float, np.ndarray]]:
     """``(index, seconds, image)`` for ``watch``, rendered one at a time (time = index / fps)."""
     for index in range(len(sequence)):
-        yield index, index / sequence.fps, sequence.frame(index).image
+        yield index, index / sequence.fps, sequence.image(index)
 
 
 def watch_problems(sequence: Sequence, lines: list[dict], within: float = 1.0,

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -43,7 +44,13 @@ def record_game(folder: Path, calibration, sequence, **options) -> dict:
     ends = {event.end - 1: event for event in sequence.placements}
     committed, held, pending = [], 0, 0
     for index in range(len(sequence)):
-        for sighting in eyes.feed(index, index / sequence.fps, sequence.frame(index).image):
+        image = sequence.frame(index).image
+        # A camera gives a frame every 0.1 s, far slower than the writer; the test's frames
+        # come as fast as they render. Wait for the writer to be done, as it is at a table, so
+        # that a busy machine drops nothing here (dropping has its own test).
+        while recorder.pending:
+            time.sleep(0.001)
+        for sighting in eyes.feed(index, index / sequence.fps, image):
             if isinstance(sighting, TileSeen):
                 committed.append(sighting.tile)
         held, pending = max(held, recorder.held), max(pending, recorder.pending)
