@@ -111,6 +111,7 @@ class _Run:
         self.uncertain: Counter[int] = Counter()  # frames each cell was read undecided
         self.compared: tuple[frozenset[int], frozenset[int]] | None = None
         self.busy: set[int] = set()   # cells read as tiles in frames with many cells changed
+        self.wavered: set[int] = set()  # cells found wavering since the run held (see wavering)
         self.held = False             # whether the run has lasted the hold time
         #: What holds the decision back: (doubtful cells, tiles, undecided), or None.
         self.doubt: tuple[frozenset[int], frozenset[int], frozenset[int]] | None = None
@@ -154,6 +155,14 @@ class _Run:
     def weak(self, cell: int) -> bool:
         """A tile read undecided more often than as a tile: not yet enough to commit it."""
         return self.occupied[cell] < self.uncertain[cell]
+
+    def wavering(self) -> frozenset[int]:
+        """Cells read undecided in at least half the run's frames, and never as a tile, since
+        the run held: once so, for the rest of the run (a tile the classifier barely sees,
+        read empty now and then, must not let its neighbour be committed alone)."""
+        self.wavered |= {c for c, n in self.uncertain.items()
+                         if 2 * n >= self.frames and not self.occupied[c]}
+        return frozenset(c for c in self.wavered if not self.occupied[c])
 
 
 class StabilityTracker:
@@ -271,7 +280,7 @@ class StabilityTracker:
         known = self.reference | self.unknown | self._flaky
         # A cell a hand was over that may newly hold a tile blocks any decision until a
         # frame reads it: committing another cell could commit a neighbour misread for it.
-        doubtful = (undecided - known) & self._touched
+        doubtful = ((undecided | run.wavering()) - known) & self._touched
         # A new tile read undecided more often than not may yet turn out to be a misreading.
         weak = {c for c in (tiles - self.reference - self.unknown) & self._touched if run.weak(c)}
         run.doubt = None

@@ -95,3 +95,26 @@ def test_a_board_readable_again_then_blind_again_is_told_again_and_nothing_is_co
     again = feed(tracker, 53, [BLIND] * 35)
     assert [d.kind for d in first] == ["warning"] and back == []
     assert [d.kind for d in again] == ["warning"]
+
+
+# --- a tile the classifier barely sees, beside one it sees ---------------------------------
+
+def test_a_touched_cell_read_undecided_half_the_time_holds_its_neighbour_back_from_a_commit():
+    # Two tiles put down at once: 9 reads as a tile, 12 (low contrast) now empty, now
+    # undecided. Committing 9 alone would commit half of a two-tile placement.
+    tracker = referenced()
+    feed(tracker, 8, [hand({9, 12}, set())] * 5)
+    flicker = [Reading(frozenset({9}), frozenset({12}), True),
+               Reading(frozenset({9}), frozenset(), True)] * 25
+    decided = feed(tracker, 13, flicker)
+    assert [d.kind for d in decided] == ["warning"]
+    assert "12 holds a tile" in str(decided[0].message)
+
+
+def test_a_cell_read_undecided_now_and_then_beside_the_new_tile_does_not_hold_it_back():
+    tracker = referenced()
+    feed(tracker, 8, [hand({9, 12}, set())] * 5)
+    mostly_empty = ([Reading(frozenset({9}), frozenset({12}), True)] +
+                    [Reading(frozenset({9}), frozenset(), True)] * 3) * 3
+    decided = feed(tracker, 13, mostly_empty)
+    assert [(d.kind, d.cell) for d in decided] == [("commit", 9)]
