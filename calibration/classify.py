@@ -21,7 +21,8 @@ board (the calibration's reference), never judged by brightness alone:
 
 A cell clearly like the empty board is empty, clearly unlike it occupied, and
 anything in between (a glare spot that burns out the print, a faint change of
-light and edges) is reported as uncertain rather than guessed.
+light and edges) is reported as uncertain rather than guessed
+(:mod:`calibration.cellcues` turns the measures into these verdicts).
 
 The board is *clear* when the ring around the grid looks as it did when it was
 empty (after the same light correction): a hand, an arm, a sleeve or a
@@ -42,6 +43,19 @@ import cv2
 import numpy as np
 
 from calibration.calfile import Calibration, CalibrationError
+from calibration.cellcues import (  # noqa: F401  (the verdicts' thresholds, named here too)
+    BOARD_BRIGHTNESS,
+    BOARD_CHROMA,
+    EMPTY_LOSS,
+    GAP_FLOOR,
+    PARTLY_SATURATED,
+    SATURATED,
+    TILE_LOSS,
+    Cues,
+    decide,
+    gap_energy,
+    gap_samples,
+)
 from tabletop.messages import Message
 
 #: Radius (board units) of the disc sampled in each cell: inside the cell's outline.
@@ -50,39 +64,12 @@ SAMPLE_RADIUS = 0.40
 STRIDE = 2
 #: Colour is averaged over whole cells: it is read from the frame shrunk this many times.
 COLOUR_SHRINK = 4
-#: Edge correlation lost against the frame's typical bare cell: below EMPTY_LOSS a cell
-#: shows the empty board, above TILE_LOSS a tile if its colour or edges differ too,
-#: above SURE_LOSS a tile whatever its colour.
-EMPTY_LOSS, TILE_LOSS, SURE_LOSS = 0.17, 0.27, 0.35
 #: The typical bare cell's correlation is capped here (a sharp frame is not held to 1.0).
 TYPICAL_CAP = 0.99
 #: Bare cells (to judge the frame by) have edge energy within this factor of the empty cell's.
 BARE_ENERGY = 1.4
-#: Edge energy (ratio to the empty cell's, light removed) this high is a tile's print.
-EDGE_ENERGY = 1.4
 #: The least edge strength (grey levels a pixel, rms) an empty cell is credited with.
 ENERGY_FLOOR = 1.0
-#: A cell that lost this much correlation and changed light, colour (chroma) or edge
-#: energy this much is doubted rather than called empty (a low-contrast tile).
-DOUBT_LOSS, DOUBT_ENERGY, DOUBT_CHROMA = 0.05, 1.2, 5.0
-#: Colour this close to the empty cell's (chroma shift, brightness ratio) is the board's.
-BOARD_CHROMA, BOARD_BRIGHTNESS = 4.0, 0.08
-#: Between the two, a chroma shift (Lab units) or a brightness change this large says tile.
-TILE_CHROMA = 12.0
-#: A cell whose edges nearly match but whose colour has moved this far holds a tile
-#: printed like the board (a dark tile on a dark board, blurred).
-COLOURED_LOSS, COLOURED_CHROMA = 0.07, 15.0
-#: A cell coloured that far off the board with edges this much stronger than the empty
-#: cell's holds a tile even where its edges line up with the board's print (a tile whose
-#: label lies over the board's printed one): bare board never has both.
-PRINTED_ENERGY = 2.0
-#: A cell whose samples are this saturated (glare) cannot be read: it is uncertain.
-SATURATED, SATURATED_SHARE = 250, 0.2
-#: A cell this share burnt out is never called empty, nor a tile on its edges alone ...
-PARTLY_SATURATED = 0.1
-#: Burnt out or not, edges this much stronger than the empty cell's are a bright tile's
-#: dark print (clipping a highlight adds edges, but only about as strong as the board's).
-PRINT_ENERGY = 3.0
 #: The best-matching few cells of any readable frame show the empty board this well
 #: (every board keeps some empty cells): below it the frame is too blurred or
 #: washed out to read, and every cell is uncertain.
@@ -112,11 +99,6 @@ LIGHT_RADIUS = 1.6
 #: REGION_GAIN, the region is that blurred (the sharpest within REGION_SLACK of
 #: their best): a cell there that is no tile against it is doubted, not a tile.
 REGION_SLACK, REGION_GAIN = 0.02, 0.03
-#: The strip sampled across every printed border of a cell (board units: half its
-#: width across the line, half its length along it), and the points each way.
-GAP_ACROSS, GAP_ALONG, GAP_POINTS = 0.12, 0.22, (5, 7)
-#: The least edge strength (grey levels, rms) an empty border is credited with.
-GAP_FLOOR = 3.0
 #: A border keeping less than this share of the frame's typical border's edges is hidden.
 BLANK_GAP = 0.25
 #: The typical border is not taken weaker than this share of the empty one's (a hand
@@ -178,15 +160,9 @@ class TileClassifier:
             np.bincount(self._ring_small_labels, minlength=self._ring_blocks), 1)
         grey, small = _split(reference)
         gx, gy, lab = _planes(grey, small)
-        self._gaps, self._gap_sides = _gap_samples(calibration, width, height)
-        softened = [_planes(*_split(_soften(reference, sigma)))[:2] for sigma in REFERENCE_BLURS]
-        self._ref_grads = [_gradients(*planes, self._cells, self._trend) for planes in softened]
-        # (floored: a border printed faintly cannot tell a plain surface from itself)
-        self._ref_gap = np.stack([np.maximum(_gap_energy(*planes, self._gaps), GAP_FLOOR)
-                                  for planes in softened])
-        # (floored: a blank cell would make any speck of noise look like print)
-        self._ref_energy = [np.maximum(np.sqrt((g ** 2).mean(axis=1)), ENERGY_FLOOR) for g in self._ref_grads]
-        self._ref_norms = [_norm(_power(g), g.shape[1]) for g in self._ref_grads]
+        self._gaps, self._gap_sides = gap_samples(calibration, width, height)
+        self._bank = self._references()
+        self._ref_grads, self._ref_norms, self._ref_energy, self._ref_gap = self._bank
         self._ref_lab = _cell_means(lab, self._colour_cells)
         self._ref_ring = self._ring_means(lab)
         self._ref_ring_grad = self._ring_energy(gx, gy)
@@ -198,9 +174,23 @@ class TileClassifier:
         # (cells, cells): column c averages the cells within LIGHT_RADIUS of cell c, c included
         self._region = (region / region.sum(axis=0)).astype(np.float32)
         self.cells = None   # a calibration.learned.LearnedCells deciding the cells, or None
+        self.last_cues: Cues | None = None      # the last frame's measures and verdicts, for a
+        self.last_verdicts = None               # benchmark to say why cells were left uncertain
         if self.kind == "learned":
             from calibration.learned import CellModel, learned_cells  # loaded only when chosen
             self.cells = learned_cells(self, CellModel.load())
+
+    def _references(self) -> tuple[list, list, list, np.ndarray]:
+        """The empty board's cell gradients, their norms and energies and its borders' energies,
+        at every blur of REFERENCE_BLURS."""
+        reference = self.calibration.reference
+        softened = [_planes(*_split(_soften(reference, sigma)))[:2] for sigma in REFERENCE_BLURS]
+        grads = [_gradients(*planes, self._cells, self._trend) for planes in softened]
+        # (floored: a border printed faintly cannot tell a plain surface from itself)
+        gap = np.stack([np.maximum(gap_energy(*planes, self._gaps), GAP_FLOOR) for planes in softened])
+        # (floored: a blank cell would make any speck of noise look like print)
+        energy = [np.maximum(np.sqrt((g ** 2).mean(axis=1)), ENERGY_FLOOR) for g in grads]
+        return grads, [_norm(_power(g), g.shape[1]) for g in grads], energy, gap
 
     def read(self, rectified: np.ndarray) -> CellReading:
         """The verdict on one rectified frame (BGR, the reference's size)."""
@@ -215,6 +205,8 @@ class TileClassifier:
         than warping the whole frame in colour. ``bare``: cells a caller knows to be
         empty (a tracker's board), by which a crowded board is told readable.
         """
+        self.last_cues = self.last_verdicts = None
+        ref_grads, ref_norms, ref_energy, ref_gap = self._bank
         gx, gy, lab = _planes(grey, small)
         ring = self._ring_means(lab)
         gain, cast = _light(ring, self._ref_ring)
@@ -225,7 +217,7 @@ class TileClassifier:
         power = _power(current)
         norm = _norm(power, current.shape[1])
         candidates = [np.einsum("ij,ij->i", current, ref) / (norm * ref_norm)
-                      for ref, ref_norm in zip(self._ref_grads, self._ref_norms)]
+                      for ref, ref_norm in zip(ref_grads, ref_norms)]
         pool = _readable_pool(bare, len(candidates[0]))
         if len(pool) > 1:
             rank = int(len(pool) * READABLE_PERCENTILE / 100)
@@ -251,8 +243,10 @@ class TileClassifier:
         brightness = cell_gain / light - 1.0
         # Edge strength against the empty cell's, under the same light: a tile's bold
         # print and outline add edges even where they line up with the board's print.
-        energy = np.sqrt(power / current.shape[1]) / self._ref_energy[chosen] / light
-        if float(np.median(energy)) < BLURRED_ENERGY:
+        energy = np.sqrt(power / current.shape[1]) / ref_energy[chosen] / light
+        # (a frame the sharpest reference matches best is not blurred: its edges are only
+        # fainter, a dimmer light or a burnt-out board, which the correlation ignores)
+        if chosen > 0 and float(np.median(energy)) < BLURRED_ENERGY:
             # Blurrier than the blurriest reference: the smooth remains still correlate,
             # but the edges that tell a tile are gone. Nothing can be read.
             everything = frozenset(range(len(structure)))
@@ -264,34 +258,21 @@ class TileClassifier:
         bare = board_colour & (energy > 1 / BARE_ENERGY) & (energy < BARE_ENERGY)
         typical = min(float(np.median(structure[bare])), TYPICAL_CAP) if bare.sum() >= 5 else TYPICAL_CAP
         loss = typical - structure
-        tile_like = (loss > SURE_LOSS) | \
-            (loss > TILE_LOSS) & (~board_colour | (energy > EDGE_ENERGY)) | \
-            (loss >= EMPTY_LOSS) & (chroma > TILE_CHROMA) | \
-            (loss > COLOURED_LOSS) & (chroma > COLOURED_CHROMA) | \
-            ~board_colour & (energy > PRINTED_ENERGY)
-        # A cell a little off the empty board's edges whose light, colour or edge
-        # strength moved too may be a low-contrast tile: not sure enough to call it empty.
-        doubtful = (loss > DOUBT_LOSS) & ((np.abs(brightness) > BOARD_BRIGHTNESS) |
-                                          (energy > DOUBT_ENERGY) | (chroma > DOUBT_CHROMA))
-        empty_like = (loss < EMPTY_LOSS) & (energy < EDGE_ENERGY) & ~doubtful
-        # Glare burns the print out: such a cell cannot be read either way. Where only
-        # part of it is burnt out, the lost print may explain the difference: only a
-        # colour no highlight makes (a highlight pales the board, never tints it) says tile.
         burnt = (grey.ravel()[self._cells] >= SATURATED).mean(axis=1) if grey.max() >= SATURATED \
             else np.zeros(len(structure))
-        saturated = ((burnt > SATURATED_SHARE) |
-                     (burnt > PARTLY_SATURATED) & (chroma < COLOURED_CHROMA)) & (energy < PRINT_ENERGY)
-        tile_like &= ~saturated
-        empty_like &= ~saturated & (burnt <= PARTLY_SATURATED)
         # Where a region is blurrier than the frame's choice, a cell that matches the empty
         # board as blurred as its region as well as bare cells do is only doubted, never a tile.
         stack = np.stack(candidates)
         focus = self._focus(stack, chosen, bare)
+        blurred = np.zeros(len(structure), bool)
         if (focus > chosen).any():
             regional = np.minimum(np.median(stack[:, bare], axis=1), TYPICAL_CAP)
             cells = np.arange(len(structure))
-            tile_like &= ~((focus > chosen) & (regional[focus] - stack[focus, cells] < TILE_LOSS))
-        hidden = self._hidden_borders(grey, gx, gy, focus)
+            blurred = (focus > chosen) & (regional[focus] - stack[focus, cells] < TILE_LOSS)
+        self.last_cues = Cues(loss, structure, energy, chroma, brightness, burnt, blurred)
+        verdicts = self.last_verdicts = decide(self.last_cues)
+        tile_like, empty_like = verdicts.tile, verdicts.empty
+        hidden = self._hidden_borders(grey, gx, gy, focus, ref_gap)
         if self.cells is not None:
             from calibration.learned import Measures
             tile_like, empty_like = self.cells.decide(
@@ -322,7 +303,7 @@ class TileClassifier:
         return np.where(blurrier, np.maximum(sharpest, chosen), chosen)
 
     def _hidden_borders(self, grey: np.ndarray, gx: np.ndarray, gy: np.ndarray,
-                        focus: np.ndarray) -> int:
+                        focus: np.ndarray, ref_gap: np.ndarray) -> int:
         """How many printed borders (between cells, or of the grid) are hidden under something.
 
         A tile covers most of its cell but leaves the border showing (with its
@@ -333,7 +314,7 @@ class TileClassifier:
         weaken every line alike). Burnt-out borders (glare) say nothing.
         """
         level = focus[self._gap_sides].max(axis=1)
-        ratio = _gap_energy(gx, gy, self._gaps) / self._ref_gap[level, np.arange(len(level))]
+        ratio = gap_energy(gx, gy, self._gaps) / ref_gap[level, np.arange(len(level))]
         typical = min(max(float(np.median(ratio)), TYPICAL_GAP), 1.0)
         hidden = np.flatnonzero(ratio < BLANK_GAP * typical)
         # (only the few hidden ones are checked for glare: most frames have none)
@@ -478,48 +459,6 @@ def _norm(power: np.ndarray, values: int) -> np.ndarray:
     """The norm a correlation divides by, floored (5 grey levels a value): a nearly blank
     cell must not correlate its noise with the board's print."""
     return np.sqrt(np.maximum(power, 25.0 * values))
-
-
-def _gap_samples(calibration: Calibration, width: int,
-                 height: int) -> tuple[np.ndarray, np.ndarray]:
-    """(borders, points) flat pixel indices of a strip across every cell's printed border,
-    and (borders, 2) the cells on either side.
-
-    Every border between two touching cells once, and every border of a cell
-    with no neighbour that way (the grid's outline: an arm crosses it first;
-    the cell is then given for both sides).
-    """
-    layout = calibration.layout
-    centres = layout.centres
-    steps = 4 if layout.kind == "square" else 6
-    angles = np.arange(steps) * 2 * np.pi / steps
-    directions = np.stack([np.cos(angles), np.sin(angles)], axis=1)   # touching cells are 1 unit apart
-    ends = centres[:, None, :] + directions[None, :, :]
-    distance = np.linalg.norm(ends[:, :, None, :] - centres[None, None, :, :], axis=3)
-    neighbour = np.where(distance.min(axis=2) < 0.1, distance.argmin(axis=2), -1)
-    cell, way = np.nonzero((neighbour < 0) | (neighbour > np.arange(len(centres))[:, None]))
-    sides = np.stack([cell, np.where(neighbour[cell, way] < 0, cell, neighbour[cell, way])], axis=1)
-    along = directions[way]
-    across = np.stack([-along[:, 1], along[:, 0]], axis=1)
-    mid = centres[cell] + along / 2
-    u, v = np.meshgrid(np.linspace(-GAP_ACROSS, GAP_ACROSS, GAP_POINTS[0]),
-                       np.linspace(-GAP_ALONG, GAP_ALONG, GAP_POINTS[1]))
-    u, v = u.ravel(), v.ravel()
-    points = mid[:, None, :] + u[None, :, None] * along[:, None, :] + v[None, :, None] * across[:, None, :]
-    pixels = np.rint((points - np.asarray(calibration.origin)) * calibration.scale).astype(np.int64)
-    xs = np.clip(pixels[..., 0], 0, width - 1)
-    ys = np.clip(pixels[..., 1], 0, height - 1)
-    return ys * width + xs, sides
-
-
-def _gap_energy(gx: np.ndarray, gy: np.ndarray, samples: np.ndarray) -> np.ndarray:
-    """Rms edge strength across each border strip, less the strip's mean gradient (smooth light)."""
-    x = gx.ravel()[samples]
-    y = gy.ravel()[samples]
-    count = samples.shape[1]
-    mean_x, mean_y = x.sum(axis=1) / count, y.sum(axis=1) / count
-    power = (np.einsum("ij,ij->i", x, x) + np.einsum("ij,ij->i", y, y)) / count
-    return np.sqrt(np.maximum(power - mean_x * mean_x - mean_y * mean_y, 0.0))
 
 
 def _cell_means(lab: np.ndarray, samples: np.ndarray) -> np.ndarray:

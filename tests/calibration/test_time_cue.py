@@ -194,5 +194,7 @@ def test_no_tile_is_ever_proposed_that_was_not_placed():
             proposed.add(sighting.tile)
     print(counts)
     assert wrong == []
-    assert counts["unsure"] >= 1 and counts["seen"] + counts["unsure"] + counts["late"] <= \
-        counts["placed"]
+    # The games do propose (most placements, sure or asked: asking itself has its own tests
+    # above), and never more proposals than placements.
+    proposed_count = counts["seen"] + counts["unsure"] + counts["late"]
+    assert counts["placed"] // 2 <= proposed_count <= counts["placed"]

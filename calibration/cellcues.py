@@ -1,0 +1,193 @@
+"""Each cell's verdict from its measures: tile, empty, or uncertain, and why uncertain.
+
+:class:`calibration.classify.TileClassifier` measures every cell of a frame
+against the same cell of the empty board (edge correlation, edge strength,
+colour, brightness, glare); this module turns those measures into verdicts.
+A cell clearly like the empty board is empty, clearly unlike it a tile, and
+anything between is uncertain, with the reason kept (:data:`CAUSES`) so that
+a benchmark can say which condition leaves cells undecided.
+
+Burnt-out cells are judged by what survives: a cell partly clipped whose
+edges still match the empty board's as well as the frame's bare cells do (and
+as bright) shows the board's own print (a glare spot that spared it); in a
+frame burnt out as a whole, glare says nothing and a cell darker than the
+board that lost the print is a tile, while every other burnt-out cell stays
+uncertain (a light tile printed like the board burns out as the board does). Cues no light gives a bare cell
+say tile whatever the glare: edges stronger than the empty cell's in a colour
+far off the board's, or edges reversed against the board's print (a light
+tile's outline on a dark print). Everything else burnt out stays uncertain.
+
+It also samples the printed borders between cells, which tell a tile (the
+border shows beside its edge) from a hand or a sleeve (it hides them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from calibration.calfile import Calibration
+
+#: Edge correlation lost against the frame's typical bare cell: below EMPTY_LOSS a cell
+#: shows the empty board, above TILE_LOSS a tile if its colour or edges differ too,
+#: above SURE_LOSS a tile whatever its colour.
+EMPTY_LOSS, TILE_LOSS, SURE_LOSS = 0.17, 0.27, 0.35
+#: Edge energy (ratio to the empty cell's, light removed) this high is a tile's print.
+EDGE_ENERGY = 1.4
+#: A cell that lost this much correlation and changed light, colour (chroma) or edge
+#: energy this much is doubted rather than called empty (a low-contrast tile).
+DOUBT_LOSS, DOUBT_ENERGY, DOUBT_CHROMA = 0.05, 1.2, 5.0
+#: Colour this close to the empty cell's (chroma shift, brightness ratio) is the board's.
+BOARD_CHROMA, BOARD_BRIGHTNESS = 4.0, 0.08
+#: Between the two, a chroma shift (Lab units) or a brightness change this large says tile.
+TILE_CHROMA = 12.0
+#: A cell whose edges nearly match but whose colour has moved this far holds a tile
+#: printed like the board (a dark tile on a dark board, blurred).
+COLOURED_LOSS, COLOURED_CHROMA = 0.07, 15.0
+#: A cell coloured that far off the board with edges this much stronger than the empty
+#: cell's holds a tile even where its edges line up with the board's print (a tile whose
+#: label lies over the board's printed one): bare board never has both.
+PRINTED_ENERGY = 2.0
+#: A cell whose samples are this saturated (glare) cannot be read: it is uncertain.
+SATURATED, SATURATED_SHARE = 250, 0.2
+#: A cell this share burnt out is never called empty, nor a tile on its edges alone ...
+PARTLY_SATURATED = 0.1
+#: Burnt out or not, edges this much stronger than the empty cell's are a bright tile's
+#: dark print (clipping a highlight adds edges, but only about as strong as the board's).
+PRINT_ENERGY = 3.0
+#: However much of a cell is burnt out, edges that still match the empty board's within this
+#: (correlation lost against the frame's typical bare cell) show the board's own print: an
+#: overexposed light board keeps only its print, and no tile, lit or not, shows it.
+KEPT_LOSS = 0.03
+#: A tile's own edges (stronger than the empty cell's, EDGE_ENERGY) in a colour this far off
+#: the board's (chroma, Lab units, cast removed) say tile whatever else: no light tints
+#: the board so, a highlight least of all (it pales it).
+STRONG_CHROMA = 24.0
+#: Edges correlated this negatively with the empty cell's, and stronger than its own, are a
+#: tile's outline where the board prints its own, in the opposite contrast (a light tile on
+#: a dark print, burnt out or not): glare only ever erases edges.
+REVERSED = -0.5
+#: A frame whose cells showing the board's print are typically burnt out this much is
+#: overexposed as a whole (a light board, a bright lamp): there a burnt-out cell says nothing
+#: of glare, and the cells are judged as in any frame (at least WASHED_CELLS such cells).
+WASHED, WASHED_CELLS = 0.5, 5
+
+#: The strip sampled across every printed border of a cell (board units: half its
+#: width across the line, half its length along it), and the points each way.
+GAP_ACROSS, GAP_ALONG, GAP_POINTS = 0.12, 0.22, (5, 7)
+#: The least edge strength (grey levels, rms) an empty border is credited with.
+GAP_FLOOR = 3.0
+
+#: Why a cell was left uncertain, by code (:attr:`Verdicts.cause`; 0 for a decided cell).
+CAUSES = ("decided", "glare", "partly burnt", "doubtful", "between", "edges", "blurred region")
+
+
+@dataclass(frozen=True)
+class Cues:
+    """One frame's measures per cell, against the empty board (see calibration/classify.py)."""
+
+    loss: np.ndarray            # edge correlation lost against the frame's typical bare cell
+    structure: np.ndarray       # edge correlation with the empty cell
+    energy: np.ndarray          # edge strength over the empty cell's, light removed
+    chroma: np.ndarray          # colour shift from the empty cell (Lab units), cast removed
+    brightness: np.ndarray      # brightness change, light removed
+    burnt: np.ndarray           # share of the cell's samples burnt out (glare)
+    blurred: np.ndarray         # in a blurrier region, matching the empty board blurred as it is
+
+
+@dataclass(frozen=True)
+class Verdicts:
+    """Per cell: a tile, empty, and (for the rest) the index in :data:`CAUSES` of why not."""
+
+    tile: np.ndarray
+    empty: np.ndarray
+    cause: np.ndarray
+
+
+def decide(cues: Cues) -> Verdicts:
+    """Tile, empty or uncertain for every cell (see the module docstring)."""
+    loss, energy, chroma, brightness, burnt = (cues.loss, cues.energy, cues.chroma,
+                                               cues.brightness, cues.burnt)
+    board_colour = (chroma < BOARD_CHROMA) & (np.abs(brightness) < BOARD_BRIGHTNESS)
+    tile = (loss > SURE_LOSS) | \
+        (loss > TILE_LOSS) & (~board_colour | (energy > EDGE_ENERGY)) | \
+        (loss >= EMPTY_LOSS) & (chroma > TILE_CHROMA) | \
+        (loss > COLOURED_LOSS) & (chroma > COLOURED_CHROMA) | \
+        ~board_colour & (energy > PRINTED_ENERGY)
+    # A cell a little off the empty board's edges whose light, colour or edge
+    # strength moved too may be a low-contrast tile: not sure enough to call it empty.
+    doubtful = (loss > DOUBT_LOSS) & ((np.abs(brightness) > BOARD_BRIGHTNESS) |
+                                      (energy > DOUBT_ENERGY) | (chroma > DOUBT_CHROMA))
+    empty = (loss < EMPTY_LOSS) & (energy < EDGE_ENERGY) & ~doubtful
+    # Glare burns the print out: such a cell cannot be read either way. Where only
+    # part of it is burnt out, the lost print may explain the difference: only a
+    # colour no highlight makes (a highlight pales the board, never tints it) says tile.
+    saturated = ((burnt > SATURATED_SHARE) |
+                 (burnt > PARTLY_SATURATED) & (chroma < COLOURED_CHROMA)) & (energy < PRINT_ENERGY)
+    partly = burnt > PARTLY_SATURATED
+    # However burnt out, a cell whose edges still match the empty board's and as bright as
+    # the board shows its print (a burnt-out light tile printed with the cell's own label
+    # keeps that print too, but is brighter than the board beside it).
+    kept = (loss < KEPT_LOSS) & (np.abs(brightness) < BOARD_BRIGHTNESS)
+    washed = kept.sum() >= WASHED_CELLS and float(np.median(burnt[kept])) >= WASHED
+    # (there a cell that lost the print and is darker than the board is a tile: glare only
+    # ever adds light, and a cell burnt out whole may be a glare spot as well as a light tile)
+    tile &= ~saturated | washed & (loss > SURE_LOSS) & (brightness < -BOARD_BRIGHTNESS)
+    tile |= (energy > EDGE_ENERGY) & ((chroma > STRONG_CHROMA) | (cues.structure < REVERSED))
+    # (but not in a frame burnt out as a whole: there a tile printed like the board, its
+    # body clipped white as the board is, keeps the cell's own label just as the board does)
+    empty &= ~saturated & ~partly | kept & (not washed)
+    # Where a region is blurrier than the frame's choice, a cell that matches the empty
+    # board as blurred as its region as well as bare cells do is only doubted, never a tile.
+    guarded = tile & cues.blurred
+    tile &= ~cues.blurred
+    cause = np.select([tile | empty, saturated, partly, guarded, doubtful, loss < EMPTY_LOSS],
+                      [0, 1, 2, 6, 3, 5], 4)
+    return Verdicts(tile, empty, cause.astype(np.int8))
+
+
+# --- the printed borders between cells ---------------------------------------------------
+
+def gap_samples(calibration: Calibration, width: int,
+                height: int) -> tuple[np.ndarray, np.ndarray]:
+    """(borders, points) flat pixel indices of a strip across every cell's printed border,
+    and (borders, 2) the cells on either side.
+
+    Every border between two touching cells once, and every border of a cell
+    with no neighbour that way (the grid's outline: an arm crosses it first;
+    the cell is then given for both sides).
+    """
+    layout = calibration.layout
+    centres = layout.centres
+    steps = 4 if layout.kind == "square" else 6
+    angles = np.arange(steps) * 2 * np.pi / steps
+    directions = np.stack([np.cos(angles), np.sin(angles)], axis=1)   # touching cells are 1 unit apart
+    ends = centres[:, None, :] + directions[None, :, :]
+    distance = np.linalg.norm(ends[:, :, None, :] - centres[None, None, :, :], axis=3)
+    neighbour = np.where(distance.min(axis=2) < 0.1, distance.argmin(axis=2), -1)
+    cell, way = np.nonzero((neighbour < 0) | (neighbour > np.arange(len(centres))[:, None]))
+    sides = np.stack([cell, np.where(neighbour[cell, way] < 0, cell, neighbour[cell, way])], axis=1)
+    along = directions[way]
+    across = np.stack([-along[:, 1], along[:, 0]], axis=1)
+    mid = centres[cell] + along / 2
+    u, v = np.meshgrid(np.linspace(-GAP_ACROSS, GAP_ACROSS, GAP_POINTS[0]),
+                       np.linspace(-GAP_ALONG, GAP_ALONG, GAP_POINTS[1]))
+    u, v = u.ravel(), v.ravel()
+    points = mid[:, None, :] + u[None, :, None] * along[:, None, :] + v[None, :, None] * across[:, None, :]
+    pixels = np.rint((points - np.asarray(calibration.origin)) * calibration.scale).astype(np.int64)
+    xs = np.clip(pixels[..., 0], 0, width - 1)
+    ys = np.clip(pixels[..., 1], 0, height - 1)
+    return ys * width + xs, sides
+
+
+def gap_energy(gx: np.ndarray, gy: np.ndarray, samples: np.ndarray) -> np.ndarray:
+    """Rms edge strength across each border strip, less the strip's mean gradient (smooth light)."""
+    x = gx.ravel()[samples]
+    y = gy.ravel()[samples]
+    count = samples.shape[1]
+    mean_x, mean_y = x.sum(axis=1) / count, y.sum(axis=1) / count
+    power = (np.einsum("ij,ij->i", x, x) + np.einsum("ij,ij->i", y, y)) / count
+    return np.sqrt(np.maximum(power - mean_x * mean_x - mean_y * mean_y, 0.0))
