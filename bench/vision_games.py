@@ -85,8 +85,9 @@ def play(sequence, calibration: Any, frames: Iterable, learn: bool) -> tuple[lis
     tells it, after each tile the table would confirm: one committed or asked
     that truly lies there (a wrong one the table would UNDO is never told).
     After the 3rd confirmed placement, every truly still frame's uncertain
-    cells are counted, and the cells the table's own examples decided
-    (``learned_wrong``: decided against the truth).
+    cells are counted (frames nothing could be read in apart), and the cells
+    the table's own examples decided (``learned_wrong``: decided against the
+    truth).
     """
     watcher = Watcher(calibration, learn=learn)
     labels = watcher.labels
@@ -95,7 +96,7 @@ def play(sequence, calibration: Any, frames: Iterable, learn: bool) -> tuple[lis
     seen: list[Sighting] = []
     confirmed = 0
     counts = {"still_frames": 0, "still_cells": 0, "still_uncertain": 0, "learned_cells": 0,
-              "learned_wrong": 0}
+              "learned_wrong": 0, "unreadable_frames": 0}
     for index, seconds, image in frames:
         decided = watcher.feed(index, seconds, image)
         seen += decided
@@ -109,7 +110,11 @@ def play(sequence, calibration: Any, frames: Iterable, learn: bool) -> tuple[lis
             confirmed += len(new)
             watcher.expect(sorted(board & there))
         last = watcher.last
-        if confirmed >= 3 and state.clear and last is not None:
+        if confirmed >= 3 and state.clear and last is not None and not last.readable:
+            # A frame nothing could be read in (a knock, a lamp) is the tracker's to skip, and
+            # no cell of it says anything about learning: counted apart.
+            counts["unreadable_frames"] += 1
+        elif confirmed >= 3 and state.clear and last is not None:
             counts["still_frames"] += 1
             counts["still_cells"] += len(labels)
             counts["still_uncertain"] += len(last.uncertain)
