@@ -97,14 +97,6 @@ sys.exit(main(["run", *os.environ.get("PROBE_ARGS", "").split()]))
 """
 
 
-def _free_display() -> int:
-    for number in range(140, 200):
-        if not os.path.exists(f"/tmp/.X11-unix/X{number}") and \
-                not os.path.exists(f"/tmp/.X{number}-lock"):
-            return number
-    raise RuntimeError("no free X display number")
-
-
 class Screen:
     """An Xvfb of one size, for one command."""
 
@@ -115,17 +107,22 @@ class Screen:
         self._start()
 
     def _start(self) -> None:
+        # The server picks its own number and writes it once it accepts clients
+        # (``-displayfd``): a number taken between a check and the start, or a client
+        # connecting before the screen is set up, were races (a window on another server).
         width, height = self.size
-        self.number = _free_display()
+        read, write = os.pipe()
         self.process = subprocess.Popen(
-            ["Xvfb", f":{self.number}", "-screen", "0", f"{width}x{height}x24", "-nolisten",
-             "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for _ in range(100):
-            if os.path.exists(f"/tmp/.X11-unix/X{self.number}"):
-                return
-            time.sleep(0.05)
-        self.close()
-        raise RuntimeError("Xvfb did not start")
+            ["Xvfb", "-displayfd", str(write), "-screen", "0", f"{width}x{height}x24",
+             "-nolisten", "tcp"], pass_fds=(write,), stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)
+        os.close(write)
+        with os.fdopen(read) as told:
+            number = told.readline().strip()
+        if not number:
+            self.close()
+            raise RuntimeError("Xvfb did not start")
+        self.number = int(number)
 
     @property
     def display(self) -> str:
