@@ -1,8 +1,9 @@
 """Acceptance tests: table scripts replayed through the real command line.
 
 Every script in tests/scenarios/ is a whole game fragment in the table-script
-format of DESIGN.md ("Table scripts").  The tests run
-``python -m tabletop replay SCRIPT`` as a subprocess and check what a player at
+format of DESIGN.md ("Table scripts").  The tests run ``tabletop replay SCRIPT``
+through the command's entry point (one test runs ``python -m tabletop replay`` as a
+process and checks it prints the same) and check what a player at
 the table would check: cash, shares, bank shares, chain sizes and prices, the
 board, what the banker waits for, and the final standings.
 
@@ -23,6 +24,8 @@ everyone starts with $6000, each chain has 25 shares.
 """
 
 import itertools
+import contextlib
+import io
 import json
 import re
 import subprocess
@@ -30,6 +33,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from tabletop.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 SCEN = Path(__file__).resolve().parents[1] / "scenarios"
@@ -42,6 +47,21 @@ _counter = itertools.count()
 # --------------------------------------------------------------------------
 
 def replay(path, *flags):
+    """``tabletop replay SCRIPT`` through the command's own entry point, in this process: what
+    it prints, each stream apart, and its exit status (the one test below that runs it as
+    ``python -m tabletop`` shows the process gives the same; a start-up per script would
+    cost the suite a third of a second each)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = main(["replay", str(path), *flags])
+        except SystemExit as stopped:
+            status = stopped.code
+    return subprocess.CompletedProcess(["tabletop", "replay", str(path), *flags], status,
+                                       out.getvalue(), err.getvalue())
+
+
+def replay_process(path, *flags):
     return subprocess.run(
         [sys.executable, "-m", "tabletop", "replay", str(path), *flags],
         cwd=ROOT, capture_output=True, text=True, timeout=120,
@@ -947,3 +967,15 @@ def test_illegal_line(tmp_path, base_outputs, name, n, anchor, bad, why):
 def test_every_scenario_replays_cleanly(base_outputs):
     for p in sorted(SCEN.glob("*.jsonl")):
         json.loads(base_outputs(p.name))
+
+
+def test_the_command_as_a_process_prints_what_the_tests_read_in_process(tmp_path, base_outputs):
+    # Every test above reads the command in-process; as the user runs it, it says the same.
+    name = "merger4.jsonl"
+    done = replay_process(SCEN / name)
+    assert (done.returncode, done.stdout, done.stderr) == (0, base_outputs(name), "")
+    lines = lines_of(name)
+    bad = write(tmp_path, lines[:3] + ['{"not": "an action"}'] + lines[3:])
+    alone, inside = replay_process(bad, "--keep-going"), replay(bad, "--keep-going")
+    assert alone.returncode == inside.returncode == 2
+    assert (alone.stdout, alone.stderr) == (inside.stdout, inside.stderr)

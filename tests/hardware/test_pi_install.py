@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import atexit
 import configparser
+import functools
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from hypothesis import given, settings, strategies as st
@@ -16,19 +20,35 @@ from hardware.power import safe_shutdown
 PI = Path(__file__).resolve().parents[2] / "hardware" / "pi"
 
 
-def shims(folder: Path, **scripts: str) -> str:
-    """A PATH that finds these stand-in commands first (name: body of a sh script)."""
+def write_shims(folder: Path, **scripts: str) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     for name, body in scripts.items():
         (folder / name).write_text("#!/bin/sh\n" + body)
         (folder / name).chmod(0o755)
+    return folder
+
+
+@functools.lru_cache(maxsize=None)
+def plain_path() -> str:
+    """This machine's PATH behind an ``apt-cache`` that knows none of the Pi's packages, as on
+    stock Debian: what this machine's apt knows is none of these tests' business (and the real
+    one takes half a second a question, twice a dry run)."""
+    folder = Path(tempfile.mkdtemp(prefix="tabletop-test-apt-"))
+    atexit.register(shutil.rmtree, folder, True)
+    write_shims(folder, **{"apt-cache": "exit 0\n"})
     return f"{folder}:{os.environ['PATH']}"
 
 
+def shims(folder: Path, **scripts: str) -> str:
+    """A PATH that finds these stand-in commands first (name: body of a sh script)."""
+    return f"{write_shims(folder, **scripts)}:{plain_path()}"
+
+
 def install(**env: str) -> subprocess.CompletedProcess:
-    """The installer's dry run; nothing of this machine's sudo or lightdm leaks in."""
+    """The installer's dry run; nothing of this machine's sudo, lightdm or apt leaks in."""
     base = {k: v for k, v in os.environ.items() if k not in ("SUDO_USER", "DESKTOP_USER")}
-    base.update({"DRY_RUN": "1", "PREFIX": "/opt/tt", "ETC": "/nonexistent/etc"})
+    base.update({"DRY_RUN": "1", "PREFIX": "/opt/tt", "ETC": "/nonexistent/etc",
+                 "PATH": plain_path()})
     return subprocess.run(["bash", str(PI / "install-pi.sh")], capture_output=True, text=True,
                           env={**base, **env}, timeout=60)
 
