@@ -26,6 +26,9 @@ from calibration.synthetic.render import make_table, render_empty
 from calibration.warp import homography
 from tabletop.cli import main
 
+#: One worker draws all the photos: each is a second's rendering, shared by five tests.
+pytestmark = pytest.mark.xdist_group("marker-edges-photos")
+
 RULES = {"square": ("acquire", {}), "hex182": ("megacquire-gold", {}),
          "quadrant": ("acquisitions", {})}
 #: Held out: no other test, the benchmark or the tuning of calibration/markers.py drew these.
