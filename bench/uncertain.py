@@ -14,8 +14,8 @@ tables cycling through every tile material.
 Each world is broken down by layout, tile style (or material), print (family),
 nuisance condition and the worst style and print pairs; the uncertain cells
 are split into those that held a tile and those that were empty, and counted
-by why they were left so (``calibration/cellcues.py``'s causes: glare, doubtful,
-between, an unreadable frame ...). ``--dump``
+by why they were left so (``calibration/cellcues.py``'s causes: glare, washed
+out, doubtful, between, an unreadable frame ...). ``--dump``
 writes, per world, a contact sheet of uncertain cells (each the frame's cell
 beside the empty board's, rectified; its truth and measures under it) to look at.
 

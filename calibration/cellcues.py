@@ -9,13 +9,15 @@ a benchmark can say which condition leaves cells undecided.
 
 Burnt-out cells are judged by what survives: a cell partly clipped whose
 edges still match the empty board's as well as the frame's bare cells do (and
-as bright) shows the board's own print (a glare spot that spared it); in a
-frame burnt out as a whole, glare says nothing and a cell darker than the
-board that lost the print is a tile, while every other burnt-out cell stays
-uncertain (a light tile printed like the board burns out as the board does). Cues no light gives a bare cell
-say tile whatever the glare: edges stronger than the empty cell's in a colour
-far off the board's, or edges reversed against the board's print (a light
-tile's outline on a dark print). Everything else burnt out stays uncertain.
+as bright) shows the board's own print (a glare spot that spared it). In a
+frame burnt out as a whole ("washed out": a light board's paper clipped by the
+camera or a lamp) glare says nothing: a cell that lost the print and is darker
+than the board, or shows edges stronger than the empty cell's, is a tile, and
+every other burnt-out cell stays uncertain (a light tile printed like the board
+burns out as the board does, and vanishes). Cues no light gives a bare cell say
+tile whatever the glare: edges stronger than the empty cell's in a colour far
+off the board's, or edges reversed against the board's print (a light tile's
+outline on a dark print). Everything else burnt out stays uncertain.
 
 It also samples the printed borders between cells, which tell a tile (the
 border shows beside its edge) from a hand or a sleeve (it hides them).
@@ -40,6 +42,11 @@ EDGE_ENERGY = 1.4
 #: A cell that lost this much correlation and changed light, colour (chroma) or edge
 #: energy this much is doubted rather than called empty (a low-contrast tile).
 DOUBT_LOSS, DOUBT_ENERGY, DOUBT_CHROMA = 0.05, 1.2, 5.0
+#: A cell that lost this much correlation, and lies this many times the bare cells' own
+#: scatter (robust, at least OUTLIER_FLOOR) below their typical correlation, is doubted
+#: too: in a sharp, clean frame every bare cell matches the empty board almost exactly, and
+#: a tile printed like the board (a paler or thinner label, the same colour) stands out so.
+OUTLIER_LOSS, OUTLIER, OUTLIER_FLOOR = 0.03, 10.0, 0.002
 #: Colour this close to the empty cell's (chroma shift, brightness ratio) is the board's.
 BOARD_CHROMA, BOARD_BRIGHTNESS = 4.0, 0.08
 #: Between the two, a chroma shift (Lab units) or a brightness change this large says tile.
@@ -82,7 +89,8 @@ GAP_ACROSS, GAP_ALONG, GAP_POINTS = 0.12, 0.22, (5, 7)
 GAP_FLOOR = 3.0
 
 #: Why a cell was left uncertain, by code (:attr:`Verdicts.cause`; 0 for a decided cell).
-CAUSES = ("decided", "glare", "partly burnt", "doubtful", "between", "edges", "blurred region")
+CAUSES = ("decided", "glare", "partly burnt", "doubtful", "between", "edges", "blurred region",
+          "washed out")
 
 
 @dataclass(frozen=True)
@@ -117,10 +125,13 @@ def decide(cues: Cues) -> Verdicts:
         (loss >= EMPTY_LOSS) & (chroma > TILE_CHROMA) | \
         (loss > COLOURED_LOSS) & (chroma > COLOURED_CHROMA) | \
         ~board_colour & (energy > PRINTED_ENERGY)
-    # A cell a little off the empty board's edges whose light, colour or edge
-    # strength moved too may be a low-contrast tile: not sure enough to call it empty.
+    # A cell a little off the empty board's edges whose light, colour or edge strength
+    # moved too, or far off the frame's bare cells in a frame where they hardly scatter,
+    # may be a low-contrast tile: not sure enough to call it empty.
     doubtful = (loss > DOUBT_LOSS) & ((np.abs(brightness) > BOARD_BRIGHTNESS) |
-                                      (energy > DOUBT_ENERGY) | (chroma > DOUBT_CHROMA))
+                                      (energy > DOUBT_ENERGY) | (chroma > DOUBT_CHROMA)) | \
+        (loss > OUTLIER_LOSS) & _outlying(cues.structure, board_colour & (energy > 1 / EDGE_ENERGY) &
+                                          (energy < EDGE_ENERGY))
     empty = (loss < EMPTY_LOSS) & (energy < EDGE_ENERGY) & ~doubtful
     # Glare burns the print out: such a cell cannot be read either way. Where only
     # part of it is burnt out, the lost print may explain the difference: only a
@@ -133,9 +144,11 @@ def decide(cues: Cues) -> Verdicts:
     # keeps that print too, but is brighter than the board beside it).
     kept = (loss < KEPT_LOSS) & (np.abs(brightness) < BOARD_BRIGHTNESS)
     washed = kept.sum() >= WASHED_CELLS and float(np.median(burnt[kept])) >= WASHED
-    # (there a cell that lost the print and is darker than the board is a tile: glare only
-    # ever adds light, and a cell burnt out whole may be a glare spot as well as a light tile)
-    tile &= ~saturated | washed & (loss > SURE_LOSS) & (brightness < -BOARD_BRIGHTNESS)
+    # (there a cell that lost the print and is darker than the board, or shows edges stronger
+    # than the empty cell's, is a tile: glare only ever adds light and erases print, clipping
+    # the board flat; a cell burnt out whole may be a glare spot as well as a light tile)
+    tile &= ~saturated | washed & (loss > SURE_LOSS) & ((brightness < -BOARD_BRIGHTNESS) |
+                                                        (energy > EDGE_ENERGY))
     tile |= (energy > EDGE_ENERGY) & ((chroma > STRONG_CHROMA) | (cues.structure < REVERSED))
     # (but not in a frame burnt out as a whole: there a tile printed like the board, its
     # body clipped white as the board is, keeps the cell's own label just as the board does)
@@ -144,9 +157,21 @@ def decide(cues: Cues) -> Verdicts:
     # board as blurred as its region as well as bare cells do is only doubted, never a tile.
     guarded = tile & cues.blurred
     tile &= ~cues.blurred
-    cause = np.select([tile | empty, saturated, partly, guarded, doubtful, loss < EMPTY_LOSS],
-                      [0, 1, 2, 6, 3, 5], 4)
+    # (burnt out in a frame overexposed as a whole is no glare: a light tile vanishes there)
+    cause = np.select([tile | empty, (saturated | partly) & washed, saturated, partly, guarded,
+                       doubtful, loss < EMPTY_LOSS], [0, 7, 1, 2, 6, 3, 5], 4)
     return Verdicts(tile, empty, cause.astype(np.int8))
+
+
+def _outlying(structure: np.ndarray, bare: np.ndarray) -> np.ndarray:
+    """Cells whose edge correlation falls below the typical ``bare`` cell's by OUTLIER times
+    their scatter (median and median absolute deviation: the tiles among them are a minority)."""
+    if bare.sum() < 10:
+        return np.zeros(len(structure), bool)
+    values = structure[bare]
+    middle = float(np.median(values))
+    scatter = 1.4826 * float(np.median(np.abs(values - middle)))
+    return middle - structure > OUTLIER * max(scatter, OUTLIER_FLOOR)
 
 
 # --- the printed borders between cells ---------------------------------------------------
