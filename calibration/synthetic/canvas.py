@@ -423,7 +423,8 @@ class BoardCanvas:
         self._pasted += 1
 
     def seen(self, canvas: np.ndarray, gloss: np.ndarray | None,
-             bump: tuple[float, float, float]) -> tuple[np.ndarray, np.ndarray | None]:
+             bump: tuple[float, float, float],
+             copy: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
         """The camera's view of ``canvas`` (and of ``gloss`` at half size), the board moved by ``bump``.
 
         A bump moves the board, its shadow and its markers but not the surface
@@ -432,14 +433,22 @@ class BoardCanvas:
 
         The working canvas's view is kept: asked again with no tile pasted since,
         the same pose and the same gloss, it is given again (a copy, the very same
-        pixels) instead of remapped. Call under the lock, as :meth:`compose`.
+        pixels) instead of remapped. Call under the lock, as :meth:`compose`. With
+        ``copy=False`` the kept view itself is given, read-only (a frame that makes new
+        pixels from it anyway need not pay for a copy): the same arrays while it lasts.
         """
         if canvas is not self.work or not (gloss is None or gloss is self.work_gloss):
             return self._seen(canvas, gloss, bump)
         key = (self._pasted, tuple(bump), gloss is None)
         if self._last_seen is None or self._last_seen[0] != key:
-            self._last_seen = (key, *self._seen(canvas, gloss, bump))
+            image, seen_gloss = self._seen(canvas, gloss, bump)
+            for kept in (image, seen_gloss):
+                if kept is not None:
+                    kept.flags.writeable = False
+            self._last_seen = (key, image, seen_gloss)
         _, image, seen_gloss = self._last_seen
+        if not copy:
+            return image, seen_gloss
         return image.copy(), None if seen_gloss is None else seen_gloss.copy()
 
     def _seen(self, canvas: np.ndarray, gloss: np.ndarray | None,

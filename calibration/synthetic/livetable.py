@@ -5,7 +5,8 @@ game up front, a :class:`LiveTable` plans each placement when a player makes
 it (the bot decides as the game unfolds): a hand reaches in, leaves the tile,
 withdraws, and the board stays quiet a moment. Frames are rendered one at a
 time when the camera asks for the next; an idle table goes on giving quiet
-frames, as a camera over a real one does.
+frames, as a camera over a real one does. A player who acts as soon as the
+table has taken the last action cuts that quiet moment short (:meth:`LiveTable.hurry`).
 
 >>> table = LiveTable.make("acquire", seed=1, size=(320, 240))
 >>> event = table.place("5C")
@@ -18,6 +19,7 @@ frames, as a camera over a real one does.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Iterable, Mapping
 
 import numpy as np
@@ -96,6 +98,32 @@ class LiveTable:
     def wait(self, seconds: float) -> None:
         """Nothing happens for a while."""
         self._planner.run(Wait(seconds))
+
+    def hurry(self) -> int:
+        """The next player does not wait out the pause: the quiet frames planned at the end
+        and not yet shown are dropped, and the last step's event ends where they began.
+        How many were dropped.
+
+        The board they showed is the board as it stands, so nothing a camera could see is
+        lost; the frames shown stay the very same pictures (each was planned, its noise
+        seed drawn, when its step was), only fewer. Nothing is cut while a hand is still to
+        leave: the quiet after it is where a camera sees the board still.
+        """
+        planner = self._planner
+        states, last = planner.states, planner.events[-1] if planner.events else None
+        # Only the last step's own quiet end: the steps before it keep their frames.
+        floor = max(self._next, last.clear_from if last is not None else 0)
+        cut = len(states)
+        while cut > floor and not states[cut - 1].scene.occluded:
+            cut -= 1
+        if cut > self._next and states[cut - 1].scene.occluded:
+            return 0        # the hand is still to leave: the quiet after it is the board's still
+        dropped = len(states) - cut
+        if dropped:
+            del states[cut:]
+            if last is not None:
+                planner.events[-1] = replace(last, end=cut)
+        return dropped
 
     # --- what the camera sees --------------------------------------------------------------------
 

@@ -54,12 +54,12 @@ from calibration.synthetic.canvas import (FACE_DOWN, PALETTES, SURFACES, TILE_ST
                                 TileLook, bump_matrix, tile_look)
 from calibration.layout import Layout, layout_for
 from calibration.markers import MARKER_IDS, MODULES
-from calibration.synthetic.scenes import (Nuisances, Scene, View, draw_occluders, global_light,
-                                glare_light, occluder_mask, sample_scene, shadow_light, upscale)
+from calibration.synthetic.scenes import (Nuisances, Scene, View, draw_occluders, glare_on,
+                                global_light, occluder_mask, sample_scene, shadow_light, upscale)
 
 __all__ = ["FACE_DOWN", "FRAME_SIZE", "PALETTES", "SURFACES", "TILE_STYLES", "MarkerPlacement",
            "Palette", "Rendered", "Table", "TileLook", "Truth", "bump_matrix", "distort",
-           "frame_truth", "make_table", "occupied_cells", "render", "render_empty",
+           "frame_clear", "frame_truth", "make_table", "occupied_cells", "render", "render_empty",
            "render_image", "render_scene", "tile_look", "undistort", "view_of"]
 
 #: The default frame size, (width, height).
@@ -470,9 +470,11 @@ def _draw(table: Table, cells: dict[int, str | None], scene: Scene,
     width, height = table.size
     bump = tuple(float(v) for v in scene.bump)
     with prep.lock:
-        # The working canvas is shared: use it only under the lock.
+        # The working canvas is shared: use it only under the lock. Its camera view comes
+        # uncopied (read-only): the light makes new pixels from it, and it is copied only
+        # where nothing does before the hands are drawn on it or it is given out.
         canvas, gloss = prep.compose(cells)
-        image, seen_gloss = prep.seen(canvas, gloss if scene.glare else None, bump)
+        image, seen_gloss = prep.seen(canvas, gloss if scene.glare else None, bump, copy=False)
     size = (width, height)
     occluders = occluder_mask(scene, size) if scene.occluded else None
     shadows = shadow_light(scene, size)
@@ -486,14 +488,13 @@ def _draw(table: Table, cells: dict[int, str | None], scene: Scene,
     else:
         if shadows is not None:
             image = _apply_gain(image, shadows)
+        image = _own(image)
         draw_occluders(image, scene)
         if light is not None:
             image = _apply_gain(image, light)
     if seen_gloss is not None:
         # At half size (the spots are blurred; the gloss map is half size already).
-        half = (seen_gloss.shape[1], seen_gloss.shape[0])
-        glare = upscale(glare_light(scene, size), half)
-        glare = cv2.convertScaleAbs(glare * seen_gloss.astype(np.float32),
+        glare = cv2.convertScaleAbs(glare_on(seen_gloss, scene, size),
                                     alpha=scene.brightness / 255)
         glare = upscale(glare, size)
         if occluders is not None:
@@ -502,7 +503,7 @@ def _draw(table: Table, cells: dict[int, str | None], scene: Scene,
     if table.look is not None:
         # The held-out world's camera: its exposure, white balance and tone curve, and shake.
         from calibration.synthetic.worlds import apply_room  # worlds builds on this module
-        image = apply_room(image, table.look.room, rng)
+        image = apply_room(_own(image), table.look.room, rng)
     if scene.blur > 0:
         image = cv2.GaussianBlur(image, (0, 0), scene.blur)
     if scene.motion[0] >= 2:
@@ -515,7 +516,12 @@ def _draw(table: Table, cells: dict[int, str | None], scene: Scene,
     if scene.jpeg is not None:
         ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(scene.jpeg)])
         image = cv2.imdecode(data, cv2.IMREAD_COLOR)
-    return image, occluders
+    return _own(image), occluders
+
+
+def _own(image: np.ndarray) -> np.ndarray:
+    """``image``, or a copy of it where it is the canvas's kept view (read-only, shared)."""
+    return image if image.flags.writeable else image.copy()
 
 
 def _motion_kernel(length: float, angle: float) -> np.ndarray:
@@ -540,6 +546,24 @@ def _grid_mask(table: Table, bump: tuple[float, float, float]) -> np.ndarray:
     return mask
 
 
+def frame_clear(table: Table, scene: Scene) -> bool:
+    """:func:`frame_truth`'s ``clear`` alone: whether no hand, arm or cup is over the grid
+    (a sequence plans every frame with it; the rest of the truth costs as much again)."""
+    if not scene.occluded:
+        return True
+    occluders = occluder_mask(scene, table.size)
+    box = cv2.boundingRect(occluders)
+    return box[2] == 0 or _clear_of(table, occluders, box, tuple(float(v) for v in scene.bump))
+
+
+def _clear_of(table: Table, occluders: np.ndarray, box: tuple[int, int, int, int],
+              bump: tuple[float, ...]) -> bool:
+    # Only the occluders' bounding box can hold an overlap with the grid.
+    x, y, w, h = box
+    grid = _grid_mask(table, bump)[y:y + h, x:x + w]
+    return cv2.countNonZero(cv2.bitwise_and(occluders[y:y + h, x:x + w], grid)) == 0
+
+
 def frame_truth(table: Table, occupied: Mapping[Any, str | None] | Iterable[Any], scene: Scene,
                 occluders: np.ndarray | None = None) -> Truth:
     """The :class:`Truth` of a frame without drawing it (a sequence plans with this).
@@ -561,10 +585,7 @@ def frame_truth(table: Table, occupied: Mapping[Any, str | None] | Iterable[Any]
     clear, covered = True, set()
     box = cv2.boundingRect(occluders) if occluders is not None else (0, 0, 0, 0)
     if box[2] > 0:
-        # Only the occluders' bounding box can hold an overlap with the grid.
-        x, y, w, h = box
-        grid = _grid_mask(table, bump)[y:y + h, x:x + w]
-        clear = cv2.countNonZero(cv2.bitwise_and(occluders[y:y + h, x:x + w], grid)) == 0
+        clear = _clear_of(table, occluders, box, bump)
         # The centre region: the centre and four points 0.3 cell radius from it.
         r = 0.3 * layout.cell_radius
         probes = layout.centres[:, None, :] + np.array([[0, 0], [r, 0], [-r, 0], [0, r], [0, -r]])

@@ -18,12 +18,15 @@ are above the board or come from the room, not printed on it.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field, fields, replace
 from typing import Iterable, Sequence
 
 import cv2
 import numpy as np
+
+from calibration.synthetic.hands import capsule, hand_parts, kept
 
 #: The low-resolution factor of the light maps (they are smooth; blurring small is cheap).
 LIGHT_SCALE = 8
@@ -338,71 +341,11 @@ def cup_over_marker(view: View, marker_id: int, rng: np.random.Generator) -> Cup
 
 # --- shapes --------------------------------------------------------------------------------
 
-def _capsule(a: Sequence[float], b: Sequence[float], radius: float, steps: int = 8) -> np.ndarray:
-    """A stadium from ``a`` to ``b``: the outline of a finger."""
-    a, b = np.asarray(a, float), np.asarray(b, float)
-    d = b - a
-    base = math.atan2(d[1], d[0])
-    arc = np.linspace(-math.pi / 2, math.pi / 2, steps)
-    end = b + radius * np.stack([np.cos(base + arc), np.sin(base + arc)], 1)
-    start = a + radius * np.stack([np.cos(base + math.pi + arc), np.sin(base + math.pi + arc)], 1)
-    return np.concatenate([end, start])
-
-
-#: Where a hand holds a tile, in the local coordinates of ``hand_parts`` (palm widths).
-GRIP = np.array([-0.12, -0.5])
-
-
-def hand_parts(hand: Hand) -> list[tuple[str, np.ndarray]]:
-    """The hand's outline as ``(kind, polygon)`` pairs in image pixels, back to front.
-
-    Kinds are ``"sleeve"``, ``"skin"`` (the arm first, then the palm) and
-    ``"finger"`` (skin with a crease round it; the thumb last). Local
-    coordinates are in palm widths, the fingers' base at ``y = -0.9`` and the
-    reach along ``+y``; the arm runs back far enough to leave any frame.
-    """
-    mirror = -1.0 if hand.left else 1.0
-    parts: list[tuple[str, np.ndarray]] = []
-    wrist = -1.75
-    reach = 40.0  # palm widths of arm: out of any frame
-    arm = np.array([[-0.36, wrist + 0.05], [0.36, wrist + 0.05], [0.5, wrist - reach],
-                    [-0.5, wrist - reach]])
-    parts.append(("skin", arm))
-    sleeve_top = wrist - hand.sleeve_gap
-    parts.append(("sleeve", np.array([[-0.5, sleeve_top], [0.5, sleeve_top],
-                                      [0.68, sleeve_top - reach], [-0.68, sleeve_top - reach]])))
-    palm = cv2.ellipse2Poly((0, 0), (1000, 1000), 0, 0, 360, 15).astype(float) / 1000
-    palm = palm * [0.5, 0.55] + [0.0, -1.25]
-    palm = np.concatenate([palm, [[-0.36, wrist], [0.36, wrist]]])
-    parts.append(("skin", cv2.convexHull(palm.astype(np.float32)).reshape(-1, 2).astype(float)))
-    # Index to little finger, the thumb on the -x side: base x, length, radius, fan.
-    curl = 1.0 - 0.35 * hand.curl
-    for x, length, radius, fan in ((-0.36, 0.86, 0.105, -0.07), (-0.12, 0.95, 0.11, -0.02),
-                                   (0.12, 0.88, 0.1, 0.04), (0.36, 0.68, 0.09, 0.11)):
-        direction = fan * hand.spread
-        base = (x, -0.9)
-        tip = (x + math.sin(direction) * length * curl, -0.9 + math.cos(direction) * length * curl)
-        parts.append(("finger", _capsule(base, tip, radius)))
-    thumb_base = (-0.4, -1.45)
-    thumb_tip = (-0.62 + 0.3 * hand.curl, -0.75 + 0.25 * hand.curl)
-    parts.append(("finger", _capsule(thumb_base, thumb_tip, 0.12)))
-    # Local (x, y) -> image: scale, mirror, rotate so +y points along the reach. The grip
-    # point is halfway along the middle finger: always under the hand, whatever the curl.
-    c, s = math.cos(hand.angle), math.sin(hand.angle)
-    forward, right = np.array([c, s]), np.array([-s, c])
-    out = []
-    for kind, poly in parts:
-        poly = poly - GRIP
-        xy = (poly[:, :1] * mirror * right + poly[:, 1:] * forward) * hand.width
-        out.append((kind, xy + np.asarray(hand.grip)))
-    return out
-
-
 def _cup_parts(cup: Cup) -> list[tuple[str, np.ndarray]]:
     c = np.asarray(cup.centre)
     r = cup.radius
     direction = np.array([math.cos(cup.handle), math.sin(cup.handle)])
-    handle = _capsule(c + direction * r * 0.85, c + direction * r * 1.35, r * 0.14)
+    handle = capsule(c + direction * r * 0.85, c + direction * r * 1.35, r * 0.14)
     circle = cv2.ellipse2Poly((0, 0), (1000, 1000), 0, 0, 360, 8).astype(float) / 1000
     return [("handle", handle), ("body", c + circle * r), ("rim", c + circle * r * 0.86),
             ("drink", c + circle * r * 0.74)]
@@ -445,6 +388,15 @@ def global_light(scene: Scene, size: tuple[int, int]) -> np.ndarray | None:
     if scene.brightness == 1.0 and scene.cast == (1.0, 1.0, 1.0) and amplitude == 0 \
             and vignette == 0:
         return None
+    side = kept(_side_light, tuple(scene.gradient), tuple(size))
+    gain = np.clip(side * scene.brightness, 0.05, None)
+    return (gain[:, :, None] * np.asarray(scene.cast)[None, None, :]).astype(np.float32)
+
+
+@functools.lru_cache(maxsize=16)
+def _side_light(gradient: tuple[float, float, float], size: tuple[int, int]) -> np.ndarray:
+    # The room's side light stays put for a whole game; only the brightness flickers.
+    direction, amplitude, vignette = gradient
     sw, sh = _small(size)
     # Sample at the small map's pixel centres in full-frame coordinates.
     xs = (np.arange(sw) + 0.5) / sw * 2 - 1
@@ -452,8 +404,8 @@ def global_light(scene: Scene, size: tuple[int, int]) -> np.ndarray | None:
     gx, gy = np.meshgrid(xs, ys * size[1] / size[0])
     gain = 1.0 + amplitude * (gx * math.cos(direction) + gy * math.sin(direction))
     gain *= 1.0 - vignette * (gx ** 2 + gy ** 2) / (1 + (size[1] / size[0]) ** 2)
-    gain = np.clip(gain * scene.brightness, 0.05, None)
-    return (gain[:, :, None] * np.asarray(scene.cast)[None, None, :]).astype(np.float32)
+    gain.flags.writeable = False
+    return gain
 
 
 def shadow_light(scene: Scene, size: tuple[int, int]) -> np.ndarray | None:
@@ -490,16 +442,43 @@ def glare_light(scene: Scene, size: tuple[int, int]) -> np.ndarray | None:
     """Glare spots: a small ``(h, w)`` map of grey levels to add on a fully glossy surface."""
     if not scene.glare:
         return None
+    return kept(_glare_map, tuple(scene.glare), tuple(size)).copy()
+
+
+@functools.lru_cache(maxsize=16)
+def _glare_map(spots: tuple[Glare, ...], size: tuple[int, int]) -> np.ndarray:
+    # The lamp's spots stay put for a whole game, as the light does.
     sw, sh = _small(size)
     scale = 1.0 / LIGHT_SCALE
     total = np.zeros((sh, sw), np.float32)
-    for spot in scene.glare:
+    for spot in spots:
         layer = np.zeros((sh, sw), np.float32)
         poly = cv2.ellipse2Poly((0, 0), (1000, 1000), int(math.degrees(spot.angle)), 0, 360, 6)
         _fill(layer, [poly.astype(float) / 1000 * spot.axes + spot.centre], 1.0, scale=scale)
         sigma = max(0.35 * min(spot.axes) * scale, 0.5)
         total += cv2.GaussianBlur(layer, (0, 0), sigma) * spot.intensity * 1.6
+    total.flags.writeable = False
     return total
+
+
+#: The last glare map laid on a kept gloss view: (that view, the spots, the frame size, map).
+_glare_last: tuple[np.ndarray, tuple, tuple[int, int], np.ndarray] | None = None
+
+
+def glare_on(gloss: np.ndarray, scene: Scene, size: tuple[int, int]) -> np.ndarray:
+    """The glare spots at the gloss map's (half) size, times the gloss: float32 grey levels
+    before the brightness. The spots and the board stay put for most frames of a game, so
+    the last one is kept for as long as the canvas keeps its view (the same array)."""
+    global _glare_last
+    last = _glare_last
+    if last is not None and last[0] is gloss and last[1] == scene.glare and last[2] == size:
+        return last[3]
+    half = (gloss.shape[1], gloss.shape[0])
+    laid = upscale(glare_light(scene, size), half) * gloss.astype(np.float32)
+    if not gloss.flags.writeable:        # only a kept view can be met again
+        laid.flags.writeable = False
+        _glare_last = (gloss, scene.glare, size, laid)
+    return laid
 
 
 def upscale(small: np.ndarray, size: tuple[int, int]) -> np.ndarray:

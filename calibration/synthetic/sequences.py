@@ -35,7 +35,7 @@ from typing import Any, Iterator, Mapping, Sequence as Seq
 import cv2
 import numpy as np
 
-from calibration.synthetic.render import (Rendered, Table, frame_truth, render_image,
+from calibration.synthetic.render import (Rendered, Table, frame_clear, render_image,
                                           render_scene, view_of)
 from calibration.synthetic.scenes import (Hand, Nuisances, Scene, View, cup_over_marker,
                                           leaning_shadow, random_bump, sample_scene)
@@ -264,11 +264,9 @@ class _Planner:
         """Append one frame: the room's scene with ``changes`` (hands, cups, shadows)."""
         flicker = 1.0 + float(self.rng.normal(0, 0.003))  # auto-exposure never sits still
         scene = replace(self.base, brightness=self.brightness * flicker, bump=self.bump, **changes)
-        clear = True
-        if scene.occluded:
-            clear = frame_truth(self.table, self.occupied, scene).clear
         self.states.append(FrameState(tuple(sorted(self.occupied.items())), scene,
-                                      int(self.rng.integers(2 ** 31)), clear))
+                                      int(self.rng.integers(2 ** 31)),
+                                      frame_clear(self.table, scene)))
 
     def quiet(self, seconds: float) -> None:
         for _ in range(max(1, int(round(seconds * self.fps)))):

@@ -297,3 +297,41 @@ def test_sequence_frames_do_not_depend_on_the_order_they_are_rendered_in():
     backward = [b.frame(i).image for i in reversed(picks)][::-1]
     assert all(np.array_equal(x, y) for x, y in zip(forward, backward))
     assert next(iter(a)).shape == (240, 320, 3)
+
+
+def test_a_frame_given_out_is_the_callers_own_to_draw_on(acquire):
+    # A plain scene's frame is the canvas's kept camera view itself until it is copied:
+    # drawing on the frame given out must not show in the next one.
+    tiles = {"5C": None, "6C": None}
+    first = render_scene(acquire, tiles, Scene(), np.random.default_rng(0)).image
+    kept = first.copy()
+    first[:] = 0
+    assert np.array_equal(render_scene(acquire, tiles, Scene(), np.random.default_rng(0)).image,
+                          kept)
+
+
+def test_a_player_who_does_not_wait_out_the_pause_cuts_only_its_quiet_frames():
+    from calibration.synthetic.livetable import LiveTable
+
+    hurried, patient = (LiveTable.make("acquire", seed=1, size=(320, 240)) for _ in range(2))
+    for live in (hurried, patient):
+        live.place("5C")
+    first = hurried.events[0]
+    for _ in range(3):                                  # the hand is in view: nothing to cut
+        hurried.next_frame()
+    assert hurried.hurry() == 0 and hurried.events[0] == first
+    while hurried.position < first.clear_from + 5:      # the hand gone, the board still
+        hurried.next_frame()
+    cut = hurried.hurry()
+    # The quiet frames not shown are gone; the frames shown and the event up to them stay.
+    assert cut == first.end - hurried.position > 0 and hurried.planned == 0
+    assert hurried.events[0] == replace(first, end=hurried.position)
+    assert hurried.hurry() == 0
+    # The next player's frames are the very pictures the patient table shows, sooner.
+    later = [live.place("6C") for live in (hurried, patient)]
+    assert later[0].start == first.end - cut and later[1].start == first.end
+    assert [e.end - e.start for e in later] == [later[1].end - later[1].start] * 2
+    patient._next = later[1].start
+    for _ in range(later[0].end - later[0].start):
+        (index, _, image), (_, _, twin) = hurried.next_frame(), patient.next_frame()
+        assert np.array_equal(image, twin), index

@@ -68,7 +68,9 @@ def play(sequence: Sequence, calibration, hide: tuple[str, int] | None = None):
     sightings, decisions = [], []
     for index in range(len(sequence)):
         at[0] = index
-        sightings += watcher.feed(index, index / sequence.fps, sequence.frame(index).image)
+        # The image alone, as a camera gives it: the same pixels as ``frame(index)``
+        # without working out its truth, which nothing here reads.
+        sightings += watcher.feed(index, index / sequence.fps, sequence.image(index))
         seen = watcher.last
         decisions += alone.feed(index, index / sequence.fps,
                                 Reading(seen.occupied, seen.uncertain, seen.clear))
