@@ -296,8 +296,8 @@ class PiCamera(Live):
         (image, self._lores), timestamp = got
         return image, timestamp
 
-    def _small_gray(self, image: np.ndarray) -> np.ndarray:
-        return self._lores if self._lores is not None else super()._small_gray(image)
+    def _motion_image(self, image: np.ndarray) -> np.ndarray:
+        return self._lores if self._lores is not None else image
 
 
 class UsbCamera(Live):

@@ -234,7 +234,7 @@ def test_picamera2_main_and_lores_come_from_one_request(fake_picamera2):
         for _ in range(4):
             frame = wait_for(camera.read)
             numbers.append(frame_number(frame))
-            lores_y = float(camera._small.mean())  # the motion image of this frame
+            lores_y = float(camera._small_gray(camera._recent[1]).mean())  # its motion image
             assert lores_y == (100 + 3 * numbers[-1]) % 256
         assert numbers == sorted(set(numbers))
         assert camera.motion() == pytest.approx(3.0 * (numbers[-1] - numbers[-2]))
