@@ -4,8 +4,11 @@ Each frame the markers' detected corners, against their board-unit corners
 from the calibration, give the board's pose (a homography from board units
 to pixels). Small changes are smoothed (sub-pixel jitter of the detector);
 a sudden large change is believed only once several frames agree (a bumped
-board), so one bad detection never moves the grid; with one or two markers
-in view the last pose is moved rigidly with them, and with none it is kept.
+board), so one bad detection never moves the grid; with fewer than four
+markers in view the board is taken to have slid and turned on the table
+since the last pose all four fixed (a knock moves a board so; the camera
+stays), which three numbers fit well where a perspective from three markers
+does not, and with none the pose is kept.
 All this happens in ideal (lens-free) pixels: the
 markers' corners are undistorted first, so a bumped board, which moves
 through the lens, still fits one homography. The pose handed out is the
@@ -45,8 +48,11 @@ CONFIRM = 3
 SMOOTHING = 0.35
 #: Searching the whole frame: shrink it to about this width first (detection is costly).
 SEARCH_WIDTH = 800
-#: Markers needed for a full perspective pose; fewer update the last pose rigidly.
-FULL_POSE = 3
+#: Markers needed for a full perspective pose; fewer slide and turn the last full one on the
+#: table. Three markers' corners, each a pixel or two off under blur and noise, fit a
+#: perspective that lies 4-6 px off at the fourth corner: the renderer's knocked boards
+#: under every nuisance showed it (11 false tiles in a run of cells); a slide fits them to 1.
+FULL_POSE = 4
 #: With no marker in view the whole frame is searched every SEARCH_BLIND frames (the board
 #: may have moved under the hand). With some in view the pose follows the board and a
 #: missing marker is looked for where it says; the whole frame only every SEARCH_EVERY.
@@ -90,6 +96,8 @@ class PoseTracker:
         self._ideal: np.ndarray | None = None        # board units to ideal pixels
         # Where the board lay when calibrated: the start for a pose from few markers.
         self._calibrated = homography(self.corner_points, calibration.undistort(calibration.corners_px))
+        self._full = self._calibrated                # board units to ideal pixels, the last
+                                                     # pose all four markers fixed
 
     def update(self, image: np.ndarray) -> Pose | None:
         """The pose for this frame, grey or BGR (None until the markers have been seen once)."""
@@ -108,6 +116,8 @@ class PoseTracker:
         if self._corners is not before:
             self._ideal = homography(self.corner_points, self._corners)
             self.matrix = self.calibration.image_matrix(self._ideal)
+        if len(known) >= FULL_POSE and state == "tracking":
+            self._full = self._ideal
         return Pose(self.matrix, len(known), state)
 
     def _measure(self, known: dict[int, np.ndarray]) -> np.ndarray | None:
@@ -116,20 +126,21 @@ class PoseTracker:
         pixels = self.calibration.undistort(np.concatenate([known[i] for i in sorted(known)]))
         if len(known) >= FULL_POSE:
             return project(homography(board, pixels), self.corner_points)
-        return self._moved(board, pixels)
+        return self._moved(board, pixels, len(known))
 
-    def _moved(self, board: np.ndarray, pixels: np.ndarray) -> np.ndarray | None:
-        """The grid's corners from one or two markers: the board moved rigidly since last seen.
+    def _moved(self, board: np.ndarray, pixels: np.ndarray, markers: int) -> np.ndarray:
+        """The grid's corners from fewer than four markers: the last full pose slid on the table.
 
-        Two markers fix a full perspective badly (small, close together, seen
-        through a lens); a shift, turn and scale of the last pose they fix well.
+        The markers' corners, seen through the last full pose, fall where
+        they now lie on the table's plane; the turn and shift that best carry
+        their printed corners there is the board's move. One marker alone
+        only shifts it: its own corners turn by degrees under blur (a
+        detection's error, not the board's), which a whole board's width
+        would make pixels.
         """
-        base = self._ideal if self._ideal is not None else self._calibrated
-        moved, _ = cv2.estimateAffinePartial2D(project(base, board), pixels)
-        if moved is None:
-            return None
-        corners = project(base, self.corner_points)
-        return corners @ moved[:, :2].T + moved[:, 2]
+        base = self._full
+        on_table = project(np.linalg.inv(base), pixels)
+        return project(base @ _slide(board, on_table, turn=markers > 1), self.corner_points)
 
     def _believe(self, measured: np.ndarray) -> str:
         if self._corners is None:
@@ -220,6 +231,20 @@ class PoseTracker:
         """Where the believed pose puts a marker's corners, in pixels."""
         ideal = self._ideal if self._ideal is not None else self._calibrated
         return self.calibration.distort(project(ideal, self.calibration.markers[marker_id]))
+
+
+def _slide(board: np.ndarray, moved: np.ndarray, turn: bool = True) -> np.ndarray:
+    """The 3x3 turn (unless not ``turn``) and shift, no scale, carrying ``board`` points
+    nearest to ``moved`` ones."""
+    mean_b, mean_m = board.mean(axis=0), moved.mean(axis=0)
+    a, b = board - mean_b, moved - mean_m
+    angle = np.arctan2(float((a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]).sum()),
+                       float((a * b).sum())) if turn else 0.0
+    cos, sin = np.cos(angle), np.sin(angle)
+    turn = np.array([[cos, -sin], [sin, cos]])
+    slide = np.eye(3)
+    slide[:2, :2], slide[:2, 2] = turn, mean_m - turn @ mean_b
+    return slide
 
 
 def _grey(image: np.ndarray) -> np.ndarray:

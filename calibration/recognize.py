@@ -25,9 +25,9 @@ import numpy as np
 
 from calibration.adapt import TableLooks
 from calibration.calfile import Calibration, CalibrationError
-from calibration.warp import Rectifier, homography
+from calibration.warp import GridAligner, Rectifier, homography, project
 from calibration.classify import COLOUR_SHRINK, CellReading, TileClassifier
-from calibration.pose import Pose, PoseTracker
+from calibration.pose import FULL_POSE, Pose, PoseTracker
 from calibration.tracker import HOLD, MANY, Decision, Reading, StabilityTracker
 from tabletop.geometry.sightings import BoardSeen, ChangesSeen, Sighting, TileDoubted, TileSeen
 
@@ -44,6 +44,10 @@ UNCLEAR_FRAMES = 10
 UNCHANGED_SHRINK, UNCHANGED_LEVELS, UNCHANGED_FRAMES = 8, 6, 10
 #: Markers a fresh pose needs: fewer only move a last pose, and a fresh tracker has none.
 FRESH_MARKERS = 3
+#: A pose from fewer than all four markers is checked against the board's own print
+#: (:class:`~calibration.warp.GridAligner`) and corrected when some cell lies more than
+#: ALIGN_FIX pixels (rectified) off; a correction past ALIGN_AGAIN is checked once more.
+ALIGN_FIX, ALIGN_AGAIN = 0.5, 2.0
 #: The time cue compares cells averaged LOOK_SHRINK times each way (8 pixels a cell: sensor
 #: noise averaged away, a tile's outline and label kept) over a disc of LOOK_RADIUS units.
 LOOK_SHRINK, LOOK_RADIUS = 4, 0.42
@@ -111,6 +115,9 @@ class Recognizer:
         self._reused = 0                                # frames since, found unchanged
         self._bare: Collection[int] | None = None       # cells known empty, for this frame
         self._plane: np.ndarray | None = None           # the last rectified grey board
+        self._aligner = GridAligner(calibration)
+        self._centres = project(calibration.board_to_rectified(), calibration.layout.centres)
+        self._aligned: tuple[np.ndarray, np.ndarray | None] | None = None  # a pose, corrected
 
     def read(self, image: np.ndarray, bare: Collection[int] | None = None) -> Observation:
         """The observation of one BGR frame of the calibration's size.
@@ -134,7 +141,7 @@ class Recognizer:
             self._reused += 1
             return self._last
         self._bare = bare
-        reading = self._classify(image, grey, matrix)
+        reading = self._classify(image, grey, matrix, markers)
         if self.verify and pose is not None and state != "moving":
             pose, reading = self._verified(image, grey, pose, reading)
             matrix, markers, state = pose.matrix, pose.markers, pose.state
@@ -168,10 +175,54 @@ class Recognizer:
             return False
         return int(cv2.absdiff(thumb, self._last_thumb).max()) <= UNCHANGED_LEVELS
 
-    def _classify(self, image: np.ndarray, grey: np.ndarray, matrix: np.ndarray) -> CellReading:
-        planes = self.rectify.planes(image, grey, matrix, COLOUR_SHRINK)
+    def _classify(self, image: np.ndarray, grey: np.ndarray, matrix: np.ndarray,
+                  markers: int) -> CellReading:
+        fitted = self._fitted(image, grey, matrix, markers)
+        if fitted is None:
+            # The bare cells disagree with any grid near the pose: reading cells through it
+            # would take the board's own print, a few pixels off, for tiles.
+            return _nothing(self.classifier.read_planes(*self.rectify.planes(
+                image, grey, matrix, COLOUR_SHRINK), bare=self._bare))
+        planes = self.rectify.planes(image, grey, fitted, COLOUR_SHRINK)
         self._plane = planes[0]
         return self.classifier.read_planes(*planes, bare=self._bare)
+
+    def _fitted(self, image: np.ndarray, grey: np.ndarray, matrix: np.ndarray,
+                markers: int) -> np.ndarray | None:
+        """The pose matrix the cells are read through: ``matrix``, or corrected by the print.
+
+        Four markers fix the grid to a fraction of a pixel; fewer (a hand or a
+        cup over some) leave it a pixel or several off at the far side, which
+        the bare cells' printed edges show (:class:`~calibration.warp.GridAligner`).
+        None: the grid cannot be told right. A pose is checked once; a still
+        board keeps its pose, and with it the correction, frame after frame.
+        """
+        if markers == 0 or markers >= FULL_POSE:
+            return matrix
+        if self._aligned is not None and np.array_equal(self._aligned[0], matrix):
+            return self._aligned[1]
+        fitted: np.ndarray | None = matrix
+        for _ in range(2):
+            plane = self.rectify.planes(image, grey, fitted, COLOUR_SHRINK)[0]
+            correction = self._aligner.correction(plane)
+            if correction is None:
+                fitted = None
+                break
+            moved = float(np.abs(project(correction, self._centres) - self._centres).max())
+            if moved <= ALIGN_FIX:
+                break
+            fitted = self._corrected(fitted, correction)
+            if moved <= ALIGN_AGAIN:
+                break
+        self._aligned = (matrix.copy(), fitted)
+        return fitted
+
+    def _corrected(self, matrix: np.ndarray, correction: np.ndarray) -> np.ndarray:
+        """``matrix`` with rectified pixel x taken from where ``correction`` says x shows."""
+        calibration = self.calibration
+        to_rectified = calibration.board_to_rectified()
+        ideal = calibration.ideal_matrix(matrix) @ np.linalg.inv(to_rectified) @ correction @ to_rectified
+        return calibration.image_matrix(ideal)
 
     def _verified(self, image: np.ndarray, grey: np.ndarray, pose: Pose,
                   reading: CellReading) -> tuple[Pose, CellReading]:
@@ -227,7 +278,7 @@ class Recognizer:
         if pose is None or pose.markers < FRESH_MARKERS:
             return None
         kept = self._plane
-        again = self._classify(image, grey, pose.matrix)
+        again = self._classify(image, grey, pose.matrix, pose.markers)
         # Clearly better, or jitter between two good poses would be taken for a fix.
         better = (again.clear and not reading.clear) or \
             _misfit(again, self._trusted) + MANY < _misfit(reading, self._trusted)
@@ -241,6 +292,12 @@ class Recognizer:
 def _unreadable(reading: CellReading) -> bool:
     """Every cell undecided: the classifier could not read the board at all."""
     return not reading.occupied and len(reading.uncertain) == len(reading.structure)
+
+
+def _nothing(reading: CellReading) -> CellReading:
+    """``reading`` with every cell undecided and the board not clear: nothing can be read."""
+    everything = frozenset(range(len(reading.structure)))
+    return dataclasses.replace(reading, occupied=frozenset(), uncertain=everything, clear=False)
 
 
 def _misfit(reading: CellReading, trusted: frozenset[int] | None) -> int:

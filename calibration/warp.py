@@ -127,3 +127,124 @@ def _rectify_maps(calibration: Calibration, to_pixels: np.ndarray,
         xs += cx
         ys += cy
     return cv2.convertMaps(xs, ys, cv2.CV_16SC2)
+
+
+#: Fine alignment (:class:`GridAligner`): both boards smoothed this much (rectified pixels)
+#: before their edges are compared, so that a grid a few pixels off still overlaps its print;
+#: shifts tried every ALIGN_STEP pixels up to ALIGN_REACH each way; each cell sampled every
+#: ALIGN_STRIDE pixels over a disc of ALIGN_RADIUS board units.
+ALIGN_SIGMA, ALIGN_STEP, ALIGN_REACH, ALIGN_STRIDE, ALIGN_RADIUS = 2.0, 2, 4, 3, 0.35
+#: A cell shows bare board when its edges, at their best shift, correlate this well with
+#: the empty cell's (a tile's own print and outline, or a hand, do not).
+ALIGN_MATCH = 0.8
+#: Bare cells a correction is fitted from, at least, and how far (pixels) one may lie from
+#: the fit and still count: a grid that fits fewer cannot be told right.
+ALIGN_CELLS, ALIGN_SPREAD = 8, 1.0
+
+
+class GridAligner:
+    """How far the grid a pose gives lies off the board's cells, from the board itself.
+
+    Every bare cell's printed edges, compared with the empty cell's at
+    shifts of a few pixels, say where that cell really lies in the
+    rectified frame; the turn, stretch and shift (an affine map) that best
+    carries the grid to them is the correction. Tiles, hands and glare
+    match no shift well and are left out; a frame whose bare cells do not
+    agree on one correction gives None. With too few bare cells to judge
+    by (a board crowded with tiles), the grid is left as the pose has it.
+    """
+
+    def __init__(self, calibration: Calibration) -> None:
+        self.calibration = calibration
+        grey = calibration.reference
+        grey = cv2.cvtColor(grey, cv2.COLOR_BGR2GRAY) if grey.ndim == 3 else grey
+        height, width = grey.shape[:2]
+        self._width = width
+        scale = calibration.scale
+        self._centres = (calibration.layout.centres - np.asarray(calibration.origin)) * scale
+        radius = ALIGN_RADIUS * scale
+        span = np.arange(-int(radius), int(radius) + 1, ALIGN_STRIDE)
+        dx, dy = np.meshgrid(span, span)
+        inside = dx ** 2 + dy ** 2 <= radius ** 2
+        reach = ALIGN_REACH
+        points = np.rint(self._centres[:, None, :] +
+                         np.stack([dx[inside], dy[inside]], axis=1)[None]).astype(np.int64)
+        xs = np.clip(points[..., 0], reach, width - 1 - reach)
+        ys = np.clip(points[..., 1], reach, height - 1 - reach)
+        self._samples = ys * width + xs
+        steps = np.arange(-reach, reach + 1, ALIGN_STEP)
+        self._shifts = np.array([(x, y) for y in steps for x in steps], np.float64)
+        self._offsets = (self._shifts[:, 1] * width + self._shifts[:, 0]).astype(np.int64)
+        self._side = len(steps)
+        self._reference = _unit(_edges(grey, self._samples))
+
+    def correction(self, plane: np.ndarray) -> np.ndarray | None:
+        """The 3x3 map of rectified pixels x -> where the frame's ``plane`` shows the board's x.
+
+        None when the frame's bare cells do not agree on one; no change when too few match.
+        """
+        gx, gy = _smoothed_gradients(plane)
+        picks = self._samples[None] + self._offsets[:, None, None]      # (shifts, cells, points)
+        seen = _unit(np.concatenate([gx.ravel()[picks], gy.ravel()[picks]], axis=2))
+        scores = np.einsum("scp,cp->sc", seen, self._reference)
+        best = scores.argmax(axis=0)
+        cells = np.arange(scores.shape[1])
+        bare = scores[best, cells] >= ALIGN_MATCH
+        if bare.sum() < ALIGN_CELLS:
+            return np.eye(3)
+        shift = self._shifts[best] + self._refine(scores, best)
+        return _affine_fit(self._centres[bare], self._centres[bare] + shift[bare])
+
+    def _refine(self, scores: np.ndarray, best: np.ndarray) -> np.ndarray:
+        """Each cell's shift between the tried ones: a parabola through its best and neighbours."""
+        side = self._side
+        grid = scores.reshape(side, side, -1)
+        row, col = np.divmod(best, side)
+        cells = np.arange(grid.shape[2])
+        out = np.zeros((len(best), 2))
+        for axis, (index, other) in enumerate(((col, row), (row, col))):
+            lo, hi = np.maximum(index - 1, 0), np.minimum(index + 1, side - 1)
+            pick = (lambda i: grid[other, i, cells]) if axis == 0 else (lambda i: grid[i, other, cells])
+            left, mid, right = pick(lo), pick(index), pick(hi)
+            bend = left - 2 * mid + right
+            step = np.where((bend < 0) & (lo < index) & (hi > index), 0.5 * (left - right) / np.where(
+                bend < 0, bend, -1.0), 0.0)
+            out[:, axis] = np.clip(step, -0.5, 0.5) * ALIGN_STEP
+        return out
+
+
+def _smoothed_gradients(grey: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    soft = cv2.GaussianBlur(grey, (0, 0), ALIGN_SIGMA)
+    return (cv2.Sobel(soft, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(soft, cv2.CV_32F, 0, 1, ksize=3))
+
+
+def _edges(grey: np.ndarray, samples: np.ndarray) -> np.ndarray:
+    gx, gy = _smoothed_gradients(grey)
+    return np.concatenate([gx.ravel()[samples], gy.ravel()[samples]], axis=-1)
+
+
+def _unit(values: np.ndarray) -> np.ndarray:
+    """Each cell's edge samples, mean taken out, to unit length (a floor keeps a blank cell's
+    noise from matching anything)."""
+    values = values - values.mean(axis=-1, keepdims=True)
+    norms = np.sqrt(np.maximum((values ** 2).sum(axis=-1, keepdims=True), 4.0 * values.shape[-1]))
+    return values / norms
+
+
+def _affine_fit(points: np.ndarray, moved: np.ndarray) -> np.ndarray | None:
+    """The affine 3x3 map carrying ``points`` to ``moved``, refitted without the cells it
+    explains worst; None when too few agree with it."""
+    keep = np.ones(len(points), bool)
+    for _ in range(3):
+        if keep.sum() < ALIGN_CELLS:
+            return None
+        basis = np.column_stack([points[keep], np.ones(int(keep.sum()))])
+        solution, *_ = np.linalg.lstsq(basis, moved[keep], rcond=None)
+        residual = np.linalg.norm(np.column_stack([points, np.ones(len(points))]) @ solution - moved,
+                                  axis=1)
+        keep = residual <= ALIGN_SPREAD
+    if keep.sum() < ALIGN_CELLS:
+        return None
+    matrix = np.eye(3)
+    matrix[:2, :] = solution.T
+    return matrix

@@ -129,7 +129,7 @@ def test_an_unreadable_reading_is_not_reused_for_the_next_identical_frame(square
     assert again.readable and again.clear and not recognizer.repeated
 
 
-def test_a_pose_left_off_by_a_lost_marker_is_found_afresh(square):
+def test_a_pose_left_off_by_a_lost_marker_is_put_back_on_the_cells(square):
     table, calibration = square.table, square.calibration
     rng = np.random.default_rng(4)
     tiles = ["5C", "6D", "12I"]
@@ -149,8 +149,11 @@ def test_a_pose_left_off_by_a_lost_marker_is_found_afresh(square):
         plain.read(frame.image)
     lose_a_marker(plain)
     off = plain.read(frames[2].image)
-    # (the grid that far off leaves many cells undecided: what held decisions back)
-    assert off.clear and len(off.uncertain) > MANY
+    # The grid that far off left many cells undecided, which held decisions back; a pose
+    # from fewer than four markers is now checked against the board's own print and put
+    # back on the cells (calibration/warp.py's GridAligner), even with no fresh search.
+    assert off.clear and off.markers == 3
+    assert off.occupied == frames[2].truth.occupied and len(off.uncertain) <= 1
 
     recognizer = Recognizer(calibration, verify=True)
     for frame in frames[:2]:
@@ -158,7 +161,8 @@ def test_a_pose_left_off_by_a_lost_marker_is_found_afresh(square):
     assert trusted.markers == 4
     lose_a_marker(recognizer)
     seen = recognizer.read(frames[2].image)
-    assert seen.markers == 4 and seen.clear
+    # (found afresh from all four markers, or put back on the cells from three)
+    assert seen.clear and seen.markers >= 3
     assert seen.occupied == frames[2].truth.occupied and len(seen.uncertain) <= 1
 
 
