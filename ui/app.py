@@ -154,6 +154,9 @@ class TableApp(App):
         return manager
 
     def on_stop(self) -> None:
+        # A stopped app beats no more (another may be started in the same process: the
+        # screenshots take one a shot).
+        Clock.unschedule(self.tick)
         Window.unbind(on_key_down=self._key, on_touch_down=self._touch_down)
         if self._rescale is not None:
             window.unfollow(Window, self._rescale)

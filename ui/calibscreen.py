@@ -9,6 +9,7 @@ goes, the corner cells to tap in order, and Save.
 
 from __future__ import annotations
 
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -142,6 +143,7 @@ class CalibrationScreen(Screen):
         self.testing = False
         self._message = ""
         self._steps_shown: tuple | None = None
+        self._markers_seen: tuple = (None, "-")       # (the picture's checksum, its markers)
         self.ids.view.bind(on_image_tap=lambda _, x, y: self.tap(x, y))
 
     # --- the camera ---------------------------------------------------------------------------
@@ -294,11 +296,17 @@ class CalibrationScreen(Screen):
         return set(load_rules(self.rules).options)
 
     def _markers(self) -> str:
+        """The markers the picture shows, "-" if none: looked for once a picture. The screen
+        refreshes ten times a second, mostly on the same picture (no new frame, a tap), and
+        a search takes a Pi a tenth of a second; a checksum takes it a millisecond."""
         from calibration.markers import detect_markers
 
         image = self.ids.view.image
         if image is None:
             return "-"
-        found = sorted(detect_markers(image))
-        return ", ".join(map(str, found)) if found else "-"
+        picture = (image.shape, image.dtype.str, zlib.crc32(np.ascontiguousarray(image).data))
+        if picture != self._markers_seen[0]:
+            found = sorted(detect_markers(image))
+            self._markers_seen = (picture, ", ".join(map(str, found)) if found else "-")
+        return self._markers_seen[1]
 

@@ -23,6 +23,7 @@ from tabletop.table.assistant import Assistant
 from tabletop.table.narrate import entries
 from ui.ask import ask
 from ui.i18n import say, text
+from ui.window import shown
 
 #: The entries' type size, the undo button's width and a row's least height, for history.kv.
 WORDS_SP, BUTTON_DP, ROW_DP = 16, 150, 56
@@ -52,8 +53,8 @@ class HistoryScreen(Screen):
     language = StringProperty("en")
 
     def on_size(self, *_: Any) -> None:
-        if self.desk is not None and self.ids.log.data:
-            self.refresh()      # rows wrap to the new width
+        if self.desk is not None and self.ids.log.data and shown(self):
+            self.refresh()      # rows wrap to the new width (a hidden history: once shown)
 
     def refresh(self, *_: Any) -> None:
         language = self.language

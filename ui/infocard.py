@@ -27,6 +27,7 @@ from tabletop.table.assistant import Assistant
 from ui import theme
 from ui.i18n import TEXTS, chain_name, text
 from ui.scoresheet import READABLE_MARKUP, SheetCell, cell, font, text_width
+from ui.window import shown
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
 
@@ -65,17 +66,35 @@ class InfoCardScreen(Screen):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        # The rows share the card's height once it is laid out: drawn again when it changes.
-        self._again = Clock.create_trigger(self.refresh)
+        # The rows share the card's height once it is laid out: drawn again when it changes,
+        # once a frame however many sizes the layout passes through.
+        self._again = Clock.create_trigger(self._laid_out)
         self.ids.scroller.bind(height=lambda *_: self._again())
+        self._made: dict[tuple, Any] = {}      # the widgets shown, by what they show
+        self._using: dict[tuple, Any] = {}     # those of the refresh under way
+        self._frame: tuple = ()
+        self._rules: RuleSet | None = None
+
+    def on_size(self, *_: Any) -> None:
+        again = getattr(self, "_again", None)      # (sized by kv before __init__ ends)
+        if again is not None:
+            again()
+
+    def _laid_out(self, *_: Any) -> None:
+        """Drawn again for its new size, if it is shown: a hidden card (every screen is laid
+        out again when the window or the metrics change) is drawn when shown, as
+        :meth:`ui.app.TableApp.show` refreshes the screen it shows."""
+        if shown(self):
+            self.refresh()
 
     def refresh(self, *_: Any) -> None:
         """Show the card of the desk's rule set and mode, with the chains' sizes now."""
         ids, language = self.ids, self.language
         ids.back.text = text("back", language)
-        ids.table.clear_widgets()
         found = card_of(self.desk)
         if found is None:
+            ids.table.clear_widgets()
+            self._made = {}
             ids.heading.text = text("card_title", language)
             ids.notes.text = text("card_no_game", language)
             return
@@ -102,6 +121,8 @@ class InfoCardScreen(Screen):
                                   unit=rules.money(rules.bonus_rounding))))
 
     def _table(self, rules: RuleSet, bonus: Any, sizes: dict[int, int]) -> None:
+        """The card's rows; those the last refresh drew as they must be now are kept (a label
+        made costs a Pi far more than one kept: a refresh changes a row or two mid-game)."""
         tiers = list(dict.fromkeys(chain.tier for chain in rules.chains))
         ranges = {tier: size_ranges(rules, tier) for tier in tiers}
         prices = sorted({p for tier in tiers for p in rules.tier_prices[tier]})
@@ -111,22 +132,63 @@ class InfoCardScreen(Screen):
             chain = rules.chains[index]
             marks.setdefault((chain.tier, rules.price(index, size)), []).append(index)
         widths = self._widths(rules, bonus, tiers, ranges, prices, marks)
-        table = self.ids.table
-        head = self._head(rules, bonus, tiers, widths, sizes)
-        table.add_widget(head)
+        self._forget_unless(rules)
+        head = self._kept(("head", self._head_words(rules, bonus, tiers, widths, sizes)),
+                          self._head)
         # As tall as the screen lets every row be, so that the whole card fits when it can.
         height = min(TALLEST_ROW, max(ROW, (self.ids.scroller.height - head.height)
                                       / dp(1) / len(prices)))
+        rows = [head]
         for number, price in enumerate(prices):
-            row = CardRow(size_hint_y=None, height=dp(height), price=rules.money(price),
-                          shade=list(theme.PANEL) if number % 2 else [0, 0, 0, 0])
-            for tier, width in zip(tiers, widths["tiers"]):
-                row.add_widget(self._range_cell(rules, ranges[tier].get(price, "-"),
-                                                marks.get((tier, price), []), width, height))
-            row.add_widget(cell(f"[b]{rules.money(price)}[/b]", widths["price"], size=14))
-            for amount, width in zip(bonus.bonuses(price), widths["bonuses"]):
-                row.add_widget(cell(rules.money(amount), width, size=14))
-            table.add_widget(row)
+            cells = tuple((ranges[tier].get(price, "-"), tuple(marks.get((tier, price), [])),
+                           width) for tier, width in zip(tiers, widths["tiers"]))
+            figures = tuple(zip(map(rules.money, bonus.bonuses(price)), widths["bonuses"]))
+            spec = ("row", rules.money(price), number % 2, cells, widths["price"], figures)
+            row = self._kept(spec, lambda spec: self._row(rules, spec))
+            row.height = dp(height)
+            for chip in row.chips:
+                chip.height = dp(height)
+            rows.append(row)
+        self._show(rows)
+
+    def _forget_unless(self, rules: RuleSet) -> None:
+        """The widgets kept are of one rule set at one scale and font; any other: none kept."""
+        frame = (dp(1), sp(1), font())
+        if frame != self._frame or rules is not self._rules:
+            self._made, self._frame, self._rules = {}, frame, rules
+        self._using = {}
+
+    def _kept(self, spec: tuple, make: Any) -> Any:
+        """The widget the last refresh made for ``spec``, else one made now."""
+        widget = self._made.get(spec)
+        if widget is None:
+            widget = make(spec)
+        self._using[spec] = widget
+        return widget
+
+    def _show(self, rows: list) -> None:
+        """The rows, in order, in the table (none taken off and put back when all are)."""
+        table = self.ids.table
+        if len(table.children) != len(rows) or any(
+                drawn is not row for drawn, row in zip(table.children[::-1], rows)):
+            table.clear_widgets()
+            for row in rows:
+                table.add_widget(row)
+        self._made = self._using
+
+    def _row(self, rules: RuleSet, spec: tuple) -> CardRow:
+        """A price's row: the sizes giving it in each tier (the chains there marked), the
+        price, the bonuses."""
+        _kind, price, odd, cells, price_width, figures = spec
+        row = CardRow(size_hint_y=None, price=price,
+                      shade=list(theme.PANEL) if odd else [0, 0, 0, 0])
+        row.chips = []
+        for sizes, marked, width in cells:
+            row.add_widget(self._range_cell(rules, sizes, list(marked), width, row.chips))
+        row.add_widget(cell(f"[b]{price}[/b]", price_width, size=14))
+        for amount, width in figures:
+            row.add_widget(cell(amount, width, size=14))
+        return row
 
     def _widths(self, rules: RuleSet, bonus: Any, tiers: list[str], ranges: dict,
                 prices: list[int], marks: dict) -> dict[str, Any]:
@@ -147,23 +209,29 @@ class InfoCardScreen(Screen):
         tier = max(room / len(tiers), needed)
         return {"tiers": [tier] * len(tiers), "price": price, "bonuses": bonuses}
 
-    def _head(self, rules: RuleSet, bonus: Any, tiers: list[str], widths: dict,
-              sizes: dict[int, int]) -> BoxLayout:
-        """Each tier named, with its chains in their colours (and their sizes now)."""
+    def _head_words(self, rules: RuleSet, bonus: Any, tiers: list[str], widths: dict,
+                    sizes: dict[int, int]) -> tuple:
+        """Each tier named, with its chains in their colours (and their sizes now); the price
+        and the bonuses: (words, width) a column."""
         language = self.language
-        head = BoxLayout(size_hint_y=None)
-        labels = []
+        words = []
         for tier, width in zip(tiers, widths["tiers"]):
             title = tier if len(tiers) > 3 else text("card_tier", language, tier=tier)
             names = [f"[color={theme.to_hex(theme.readable(theme.chain_colour(c.index, rules), ratio=READABLE_MARKUP))}][b]"
                      f"{chain_name(c.name, language)}[/b]"
                      f"{' ' + str(sizes[c.index]) if c.index in sizes else ''}[/color]"
                      for c in rules.chains if c.tier == tier]
-            labels.append(self._wrapped(f"[color={theme.to_hex(theme.DIM)}]{title}[/color]\n"
-                                        + "\n".join(names), width))
-        labels.append(self._wrapped(text("card_price", language), widths["price"]))
-        labels += [self._wrapped(self._bonus_name(name), width)
-                   for name, width in zip(bonus.names, widths["bonuses"])]
+            words.append((f"[color={theme.to_hex(theme.DIM)}]{title}[/color]\n"
+                          + "\n".join(names), width))
+        words.append((text("card_price", language), widths["price"]))
+        words += [(self._bonus_name(name), width)
+                  for name, width in zip(bonus.names, widths["bonuses"])]
+        return tuple(words)
+
+    def _head(self, spec: tuple) -> BoxLayout:
+        """The heading row of :meth:`_head_words`' columns, as tall as its tallest."""
+        head = BoxLayout(size_hint_y=None)
+        labels = [self._wrapped(words, width) for words, width in spec[1]]
         for label in labels:
             head.add_widget(label)
         head.height = max(label.texture_size[1] for label in labels) + dp(4)
@@ -178,9 +246,10 @@ class InfoCardScreen(Screen):
         return label
 
     def _range_cell(self, rules: RuleSet, sizes: str, marked: list[int], width: float,
-                     height: float) -> Any:
+                    chips: list) -> Any:
         """The sizes giving a price in a tier, and the chains at such a size now, marked by
-        their initials just right of the sizes (which stay centred, in line with the column)."""
+        their initials just right of the sizes (which stay centred, in line with the column);
+        the initials' chips are added to ``chips`` (as tall as the row, once it is sized)."""
         if not marked:
             return cell(sizes, width, theme.TEXT if sizes != "-" else theme.DIM, 14)
         box = RelativeLayout(size_hint_x=None, width=dp(width))
@@ -192,10 +261,10 @@ class InfoCardScreen(Screen):
             colour = theme.chain_colour(index, rules)
             initials = theme.initials(rules.chains[index].name)
             chip = text_width(f"[b]{initials}[/b]", 14) + 6
-            box.add_widget(SheetCell(
+            chips.append(SheetCell(
                 text=f"[b]{initials}[/b]", markup=True, font_size=sp(14), font_name=font(),
                 color=theme.ink_on(colour), fill=list(colour), halign="center",
-                valign="middle", size_hint=(None, None), size=(dp(chip), dp(height)),
-                pos=(dp(x), 0)))
+                valign="middle", size_hint=(None, None), width=dp(chip), pos=(dp(x), 0)))
+            box.add_widget(chips[-1])
             x += chip + 2
         return box

@@ -10,10 +10,12 @@ scrolls sideways while the players' names, cash and net worth stay put.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from kivy.app import App
+from kivy.clock import Clock
 from kivy.lang import Builder
 from kivy.metrics import dp, sp
 from kivy.properties import ListProperty, ObjectProperty, StringProperty
@@ -26,6 +28,7 @@ from tabletop.journal.stats import net_worth
 from tabletop.table.assistant import Assistant
 from ui import theme
 from ui.i18n import chain_name, text
+from ui.window import shown
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
 
@@ -64,9 +67,17 @@ def cell(words: str, width: float, colour: tuple = theme.TEXT, size: float = 16,
 
 def text_width(words: str, size: float, bold: bool = False) -> float:
     """How wide ``words`` are drawn at ``size`` sp, in dp (to size the columns)."""
-    label = Label(text=words, font_size=sp(size), bold=bold, font_name=font(), markup=True)
+    return _drawn_width(words, sp(size), bold, font()) / dp(1)
+
+
+@lru_cache(maxsize=4096)
+def _drawn_width(words: str, pixels: float, bold: bool, font_name: str) -> float:
+    """The width in pixels of ``words`` drawn: the same words at the same pixel size in the
+    same font are as wide every time, and a card or a sheet measures hundreds a refresh
+    (each a label drawn, the most of a refresh's time on a Pi)."""
+    label = Label(text=words, font_size=pixels, bold=bold, font_name=font_name, markup=True)
     label.texture_update()
-    return label.texture_size[0] / dp(1)
+    return label.texture_size[0]
 
 
 class SheetRow(BoxLayout):
@@ -84,6 +95,17 @@ class ScoreSheetScreen(Screen):
     language = StringProperty("en")
     #: What this screen may show at most; the game's own option and the app's may show less.
     disclosure = StringProperty("open")
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        # Once a frame however many sizes the layout passes through; only when shown (a
+        # hidden sheet is refreshed when :meth:`ui.app.TableApp.show` shows it).
+        self._again = Clock.create_trigger(lambda *_: shown(self) and self.refresh())
+
+    def on_size(self, *_: Any) -> None:
+        again = getattr(self, "_again", None)      # (sized by kv before __init__ ends)
+        if again is not None:
+            again()
 
     def refresh(self, *_: Any) -> None:
         """Show the desk's players and the game's figures as they are now."""

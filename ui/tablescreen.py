@@ -59,6 +59,7 @@ class TableScreen(Screen):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._peek = ""                      # the player holding their own name, if any
+        self._spare: list[Label] = []        # cells off the screen, to show other words
 
     # --- taps -----------------------------------------------------------------------------------
 
@@ -210,8 +211,7 @@ class TableScreen(Screen):
         shown.size_hint_y, shown.opacity = 1, 1
         hidden.size_hint_y, hidden.height, hidden.opacity = None, 0, 0
         if listed:
-            ids.chain_heads.clear_widgets()
-            ids.chains.clear_widgets()
+            self._clear(ids.chain_heads, ids.chains)
 
     def _figures(self, desk: Any, figures: dict | None, language: str) -> str:
         """The acting player's own figures for the decision in hand (shown only then)."""
@@ -288,7 +288,8 @@ class TableScreen(Screen):
 
     def _tool(self, row: BoxLayout, caption: str, steps: BoxLayout) -> None:
         """A caption as wide as its words, then its stepper, on the disposal row."""
-        label = self._cell(caption, theme.TEXT, size="16sp")
+        # A new label, never a spare: one sized before for a cell would be measured at that size.
+        label = self._filled(self._new_cell(), caption, theme.TEXT, 1.0, "16sp")
         label.size_hint_x = None
         label.texture_update()
         label.width = label.texture_size[0] + dp(4)
@@ -327,8 +328,7 @@ class TableScreen(Screen):
 
     def _chains(self, game: Any, shown: dict, prompt: Any, figures: dict | None) -> None:
         heads, grid, language = self.ids.chain_heads, self.ids.chains, self.language
-        heads.clear_widgets()
-        grid.clear_widgets()
+        self._clear(heads, grid)
         with_bank = any("bank_shares" in c for c in shown["chains"].values())
         buying = prompt.kind == "buy" and isinstance(self.desk, Assistant)
         trading = buying and self._trading(game, figures)
@@ -399,7 +399,7 @@ class TableScreen(Screen):
 
     def _players(self, shown: dict, game: Any) -> None:
         grid, language, money = self.ids.players, self.language, game.rules.money
-        grid.clear_widgets()
+        self._clear(grid)
         if self.ids.merger.height:
             grid.height = 0         # the merger's summary has their place until the next turn
             return
@@ -431,14 +431,13 @@ class TableScreen(Screen):
     def _seated(self, desk: Seating) -> None:
         """During the turn-order draw: the players seated, and who drew which tile so far."""
         grid = self.ids.players
-        grid.clear_widgets()
+        self._clear(grid)
         grid.cols, grid.row_default_height, grid.spacing = 2, dp(30), (dp(4), 0)
         drawn = {name: label for label, name in desk.drawn.items()}
         for name in desk.players:
             grid.add_widget(self._cell(f"[b]{_escape(name)}[/b]", width=0.5, size="16sp"))
             grid.add_widget(self._cell(drawn.get(name, ""), theme.TEXT, 0.5, "18sp"))
-        self.ids.chain_heads.clear_widgets()
-        self.ids.chains.clear_widgets()
+        self._clear(self.ids.chain_heads, self.ids.chains)
 
     # --- widgets --------------------------------------------------------------------------------
 
@@ -475,11 +474,32 @@ class TableScreen(Screen):
 
     def _cell(self, words: str, colour: Sequence[float] = theme.TEXT, width: float = 1.0,
               size: str = "15sp") -> Label:
-        label = Label(text=words, markup=True, color=colour, font_size=size,
-                      font_name=self._font(), halign="left", valign="middle", shorten=True,
-                      shorten_from="right", size_hint_x=width)
-        label.bind(size=lambda widget, size: setattr(widget, "text_size", size))
+        """A figure of the chains' or the players' table: a cell taken off by the last refresh
+        if there is one (its words, colour, size and width given again), else a new one."""
+        return self._filled(self._spare.pop() if self._spare else self._new_cell(), words,
+                            colour, width, size)
+
+    def _filled(self, label: Label, words: str, colour: Sequence[float], width: float,
+                size: str) -> Label:
+        label.text, label.color, label.font_size = words, colour, size
+        label.font_name, label.size_hint_x = self._font(), width
         return label
+
+    @staticmethod
+    def _new_cell() -> Label:
+        label = Label(markup=True, halign="left", valign="middle", shorten=True,
+                      shorten_from="right")
+        label.bind(size=lambda widget, size: setattr(widget, "text_size", size))
+        label.spare_cell = True
+        return label
+
+    def _clear(self, *grids: Any) -> None:
+        """Empty ``grids``, their cells kept for the next: the tables are made again at every
+        refresh, mostly with the same cells, and a label made costs a Pi's refresh far more
+        than one given new words."""
+        for grid in grids:
+            self._spare += [w for w in grid.children if getattr(w, "spare_cell", False)]
+            grid.clear_widgets()
 
     @staticmethod
     def _font() -> str:

@@ -59,6 +59,28 @@ def fit(width: int, height: int) -> None:
     Window.size = (width, height)
 
 
+def shown(screen: Any) -> bool:
+    """Whether ``screen`` is the one its screen manager shows now (a screen laid out again
+    while hidden need not be drawn again until it is shown)."""
+    return screen.manager is not None and screen.manager.current_screen is screen
+
+
+def undrawn_frame() -> None:
+    """One frame of Kivy's event loop (its clock, the input, the layout, the canvases brought
+    up to date) with the window left undrawn: for what is read from the widgets or rendered
+    off the screen (``export_to_png``), where a drawing nobody sees is only CPU (all of it
+    under Xvfb). Kivy 2.3's ``EventLoopBase.idle``, less its drawing."""
+    from kivy.base import EventLoop
+    from kivy.clock import Clock
+    from kivy.lang import Builder
+
+    Clock.tick()
+    EventLoop.dispatch_input()
+    Builder.sync()
+    Clock.tick_draw()
+    Builder.sync()
+
+
 def graphics(windowed: bool, size: tuple[int, int], rotation: int) -> dict[str, str]:
     """Kivy's ``[graphics]`` settings: full screen and borderless over the whole display
     (``size``: the display's resolution; "auto" is SDL's desktop mode, which takes the

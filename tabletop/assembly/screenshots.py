@@ -70,11 +70,10 @@ def take(out: str | Path, only: Collection[str] = ()) -> list[Path]:
     from ui.quiet import quiet_kivy
 
     quiet_kivy()                  # before Kivy's import: its log would take over stderr
-    from kivy.base import EventLoop
     from kivy.core.window import Window
 
     from ui.app import TableApp
-    from ui.window import SIZES, fit
+    from ui.window import SIZES, fit, undrawn_frame
 
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
@@ -96,13 +95,13 @@ def take(out: str | Path, only: Collection[str] = ()) -> list[Path]:
                     app.set_language(language)
                     app.show(screen)
                     for _ in range(3):
-                        EventLoop.idle()
+                        undrawn_frame()        # the PNG is rendered apart from the window
                     path = folder / f"{name}-{rules}-{language}-{width}x{height}.png"
                     app.root.export_to_png(str(path))
                     written.append(path)
         finally:
             Window.remove_widget(app.root)
-            app.dispatch("on_stop")
+            app.dispatch("on_stop")        # its clock stopped too: the next shot's app alone ticks
     return written
 
 
@@ -122,12 +121,23 @@ def _app(app_class: Any, name: str, rules: str, actions: int, until: str) -> Any
     return app_class(desk=demo_desk(rules, actions=actions, until=until, options=options))
 
 
+#: The simulated camera's empty board of each rule set, rendered once for all the shots of it.
+_VIEWS: dict[str, tuple[Any, Any]] = {}
+
+
+def _calibration_view(rules: str) -> tuple[Any, Any]:
+    """The empty board's picture and its corner-cell centres (the screen only reads them)."""
+    from tabletop.assembly.simcamera import SimCamera
+
+    if rules not in _VIEWS:
+        _VIEWS[rules] = SimCamera(f"sim:{rules},seed=2").calibration_view()
+    return _VIEWS[rules]
+
+
 def _calibrated(app: Any, rules: str, taps: bool = True) -> None:
     """The calibration screen with the simulated camera's empty board, its corners tapped
     (or, on first use, none yet and the steps beside it)."""
-    from tabletop.assembly.simcamera import SimCamera
-
-    image, corners = SimCamera(f"sim:{rules},seed=2").calibration_view()
+    image, corners = _calibration_view(rules)
     app.calibration.guide = not taps
     app.show("calibration")
     app.calibration.ids.view.image = image

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import frames
+from uihelpers import frames
 
 
 def test_each_confirmed_action_is_announced_once_in_the_screens_language(run_app, table):

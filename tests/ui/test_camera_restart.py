@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import frames
+from uihelpers import frames
 
 from hardware.camera import CameraError, Recovery
 from hardware.camera.base import Camera
@@ -71,7 +71,7 @@ def test_the_app_says_it_restarts_then_ends_with_75(run_app, monkeypatch):
     assert len(shown) == 1
     words = shown[0].content.text
     assert "the app restarts to reach it again" in words and "The game is saved" in words
-    from conftest import settle
+    from uihelpers import settle
 
     settle(0.3)                        # the notice's moment (0.05 s here), in frames
     assert stopped == [True]

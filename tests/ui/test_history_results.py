@@ -11,7 +11,7 @@ from tabletop.table.assistant import Assistant
 from tabletop.table.narrate import entries, final_accounts
 from ui.window import SIZES, fit, scale_for
 
-from conftest import frames, outside_the_window, play, texts
+from uihelpers import frames, outside_the_window, play, texts
 
 MERGER = [Place(tile="2A"), Found(chain="Tower"), Buy(), Place(tile="1D"), Found(chain="Luxor"),
           Buy(shares={"Luxor": 2}), Place(tile="3D"), Buy(shares={"Luxor": 2, "Tower": 1}),

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import frames, outside_the_window, tap, texts
+from uihelpers import frames, outside_the_window, play, tap, texts
 
 from tabletop.assembly.screenshots import demo_desk
 from tabletop.engine.info_card import information_card
@@ -137,6 +137,50 @@ def test_each_chain_is_named_in_a_readable_colour_and_marked_at_its_size(run_app
         price = game.rules.money(game.rules.price(c, size)) if size else None
         assert [p for p, found in marked.items() if initials in found] == (
             [price] if size else [])
+
+
+def expected_marks(game):
+    """{price: the initials the card must mark in its row}, from the board."""
+    from ui import theme
+
+    wanted = {}
+    for c, size in enumerate(game.board.sizes):
+        if size:
+            price = game.rules.money(game.rules.price(c, size))
+            wanted.setdefault(price, []).append(theme.initials(game.rules.chains[c].name))
+    return wanted
+
+
+def test_the_card_shown_follows_the_game_and_keeps_the_rows_that_did_not_change(run_app):
+    """The card left open while the game goes on: each chain that grew is marked in its new
+    row and no longer in its old; a row whose figures and marks did not change is the one
+    drawn before (a refresh makes again only what changed: a Pi's refresh is costly)."""
+    from ui.infocard import CardRow
+
+    desk = demo_desk("acquire", actions=40)
+    app, screen = open_card(run_app, desk)
+    game = desk.game
+
+    def rows():
+        return {row.price: row for row in screen.ids.table.children if isinstance(row, CardRow)}
+
+    def shown():
+        return {price: sorted(found) for price, found in marks(screen).items() if found}
+
+    assert shown() == {p: sorted(m) for p, m in expected_marks(game).items()}
+    figures = card_rows(screen)         # the rule set's: the same all game
+    for _ in range(6):
+        before, marked = rows(), shown()
+        sizes = list(game.board.sizes)
+        while list(game.board.sizes) == sizes and game.pending is not None:
+            play(desk, 1)
+        app.update()
+        frames(2)
+        assert shown() == {p: sorted(m) for p, m in expected_marks(game).items()}
+        kept = [price for price, row in rows().items() if row is before[price]]
+        changed = {price for price in before if marked.get(price) != shown().get(price)}
+        assert set(kept) == set(before) - changed, (kept, changed)
+        assert card_rows(screen) == figures
 
 
 @pytest.mark.parametrize("rules", ["acquire", "megacquire-gold", "acquisitions"])

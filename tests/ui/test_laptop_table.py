@@ -11,7 +11,7 @@ until what is waited for is on the screen: no wall-clock waits.
 
 from __future__ import annotations
 
-from conftest import frames, tap, tap_at, texts
+from uihelpers import frames, tap, tap_at, texts
 
 #: Frames at the most for one thing the table waits for (a hand's visit is 2 to 4 s of them).
 PATIENCE = 400

@@ -9,7 +9,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from conftest import frames, outside_the_window, tap, texts
+from uihelpers import frames, outside_the_window, tap, texts
 
 from tabletop.assembly.screenshots import demo_desk
 from tabletop.engine.state import LEVELS

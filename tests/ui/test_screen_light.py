@@ -3,7 +3,7 @@ touch that presses nothing, and never dimmed during a game."""
 
 from __future__ import annotations
 
-from conftest import frames, tap
+from uihelpers import frames, tap
 
 from hardware.backlight import MockBacklight
 from hardware.idle import IdleDimmer

@@ -13,7 +13,7 @@ from tabletop.table.assistant import Assistant
 from tabletop.errors import JournalError
 from tabletop.journal.journal import Journal
 
-from conftest import frames, outside_the_window, play, settle, tap, tap_at, texts
+from uihelpers import frames, outside_the_window, play, settle, tap, tap_at, texts
 
 
 def test_undo_from_the_history_takes_the_game_back_to_before_that_action(run_app, tmp_path):

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from conftest import frames, outside_the_window
+from uihelpers import frames, laid_out, outside_the_window
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
 PHASES = ("draw", "place", "found", "dispose", "buy", "agree")
@@ -155,14 +155,14 @@ def findings_at(app, phase: str, width: int, height: int) -> list[str]:
     from ui import window
 
     window.fit(width, height)
-    frames(2)
+    laid_out(2)
     app.update(force=True)
     frames(3)
     scale = window.scale_for(width, height)
     problems = check(app, scale)
     board = app.table.ids.board
     if phase in ("place", "draw") and not board.direct:
-        from conftest import tap_at
+        from uihelpers import tap_at
 
         tap_at(*board.to_window(*board.center))
         frames(2)
@@ -172,7 +172,7 @@ def findings_at(app, phase: str, width: int, height: int) -> list[str]:
                             f"widgets)")
         problems += [f"zoomed: {problem}" for problem in check(app, scale)]
         picker.close()
-        frames(2)
+        laid_out(2)
     return problems
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import frames, outside_the_window, tap, tap_at, texts
+from uihelpers import frames, outside_the_window, tap, tap_at, texts
 
 #: Draw tiles at the four corners: 1A goes first, then 1I, 12A, 12I (by number, then letter).
 DRAW = ("1A", "12I", "1I", "12A")

@@ -11,7 +11,7 @@ import pytest
 from tabletop.table.assistant import Assistant
 from tabletop.journal.journal import Journal
 
-from conftest import frames, outside_the_window, play, settle, tap, tap_at, texts
+from uihelpers import frames, outside_the_window, play, settle, tap, tap_at, texts
 
 
 def choose(app, label: str, by) -> None:

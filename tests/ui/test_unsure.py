@@ -6,7 +6,7 @@ import json
 
 from tabletop.table.assistant import Assistant
 
-from conftest import frames, tap
+from uihelpers import frames, tap
 
 
 def test_the_unsure_proposal_is_shown_and_one_tap_on_confirm_plays_it(run_app, table, tmp_path):

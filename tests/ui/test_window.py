@@ -61,7 +61,7 @@ def measure(app):
               "config": {key: Config.get("graphics", key) for key in
                          ("fullscreen", "borderless", "rotation", "width", "height")},
               "screens": {}}
-    from conftest import frames, outside_the_window      # (it sets Config: read before)
+    from uihelpers import frames, outside_the_window     # (it sets Config: read before)
     shots = os.environ.get("PROBE_SHOTS")
     for name in ("calibration", "setup", "table"):
         if name == "table" and app.desk is None:
