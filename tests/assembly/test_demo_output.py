@@ -43,6 +43,10 @@ def demo_env(tmp_path: Path) -> dict[str, str]:
     return env
 
 
+#: The tests reading one printed game run in one worker, which plays it once.
+ONE_GAME = pytest.mark.xdist_group("demo-output-shown")
+
+
 @pytest.fixture(scope="module")
 def shown(tmp_path_factory) -> tuple[subprocess.CompletedProcess, Path]:
     """A short Tycoon game of three bots, as the command prints it into a pipe."""
@@ -60,6 +64,7 @@ def printed_journal(out: str) -> tuple[Path, int]:
     return path, game_id
 
 
+@ONE_GAME
 def test_the_title_says_the_rules_the_mode_the_players_and_the_seed(shown):
     done, _ = shown
     assert done.returncode == 0, done.stderr
@@ -73,6 +78,7 @@ def test_the_title_says_the_rules_the_mode_the_players_and_the_seed(shown):
     assert lines[5].startswith("Preparing the simulated table")
 
 
+@ONE_GAME
 def test_the_output_is_plain_fits_80_columns_and_drops_the_delay_of_each_line(shown):
     done, _ = shown
     journal, _ = printed_journal(done.stdout)
@@ -83,6 +89,7 @@ def test_the_output_is_plain_fits_80_columns_and_drops_the_delay_of_each_line(sh
     assert too_wide == []
 
 
+@ONE_GAME
 def test_each_turns_cash_line_is_the_journals_cash_at_the_end_of_that_turn(shown):
     done, _ = shown
     path, game_id = printed_journal(done.stdout)
@@ -107,6 +114,7 @@ def test_each_turns_cash_line_is_the_journals_cash_at_the_end_of_that_turn(shown
     assert any(player["cash"] != rules.starting_cash for player in states[TURNS]["players"])
 
 
+@ONE_GAME
 def test_the_summary_adds_up_and_matches_the_journal(shown):
     done, _ = shown
     out = done.stdout
@@ -145,6 +153,7 @@ def test_the_summary_adds_up_and_matches_the_journal(shown):
     assert play == placements == TURNS
 
 
+@ONE_GAME
 def test_the_printed_journal_is_in_the_data_folder_and_tabletop_games_lists_it(shown, capsys):
     done, tmp_path = shown
     path, game_id = printed_journal(done.stdout)
