@@ -4,18 +4,30 @@ A suite started in the background (``./scripts/test &``, ``nohup``, a CI runner'
 inherits Ctrl-C ignored, and every command a test starts would inherit it too: a test
 that presses Ctrl-C (SIGINT) in ``simulate --games 100000`` would wait for all 100,000
 games, then fail. Restored here, the tests' commands see Ctrl-C as at a terminal.
+
+A person who stops the suite with Ctrl-C is told so in one line, with the count of what
+ran, instead of pytest's banner naming the line of the standard library the keyboard
+interrupted (``--full-trace`` still shows where).
 """
 
 from __future__ import annotations
 
 import signal
 
+import pytest
+
 #: Not a module of doctests: ``--doctest-modules`` would import it as ``conftest`` after the
 #: folders' own conftest modules, and stop at the clash of names.
 collect_ignore = ["conftest.py"]
 
 
-def pytest_configure() -> None:
+@pytest.hookimpl(trylast=True)      # after the terminal reporter is made
+def pytest_configure(config: pytest.Config) -> None:
     if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
         # A handler of Python's own: reset to the default in a command started (at exec).
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None and not config.option.fulltrace:
+        reporter._report_keyboardinterrupt = lambda: reporter.write_line(
+            "stopped (Ctrl-C): the tests that ran are counted below; run the command again "
+            "to run them all")
