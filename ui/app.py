@@ -83,8 +83,11 @@ class TableApp(App):
         self.announce = announce
         self._announced = -1          # the history length last announced
         #: An iterator advanced one step a tick instead of stepping the loop (the demo's
-        #: bots, which step the loop themselves).
+        #: bots, which step the loop themselves). It may yield a Message saying why it
+        #: stops; once it stops, the table stands still (no camera frame is read) and the
+        #: table screen says so (:meth:`driver_stopped`).
         self.driver = driver
+        self._driven = driver is not None
         self.loop = loop if loop is not None else TableLoop(desk, None, None, signals=controls)
         if controls is not None and self.loop.signals is None:
             self.loop.signals = controls
@@ -215,11 +218,26 @@ class TableApp(App):
         if self.root.current == "calibration":
             self.calibration.tick()     # the camera is the calibration's while it is shown
             return
-        stepped = self.driver is not None     # the demo's bots step the loop themselves
-        if stepped and next(self.driver, StopIteration) is StopIteration:
-            self.driver = None
-        beat = self.loop.tick(step=not stepped, on_button=self._button)
+        if self.driver is not None:       # the demo's bots step the loop themselves
+            said = next(self.driver, StopIteration)
+            if said is not None:
+                self.driver = None
+                self.driver_stopped(None if said is StopIteration else said)
+        beat = self.loop.tick(step=not self._driven, on_button=self._button)
         self.update(beat.prompt)
+
+    def driver_stopped(self, said: Message | str | None = None) -> None:
+        """The bots stopped before the game's end (the demo's ``--turns``): the table screen
+        says so and how to leave, in ``said``'s words or, without them, its own. A game
+        played to its end needs none: the results screen shows it."""
+        desk = self.desk
+        if said is None and (not isinstance(desk, Assistant) or desk.game.pending is None):
+            return
+        if said is None:
+            said = Message("The demo stopped after turn {turn}: press Esc or close the window "
+                           "to end", turn=max(1, desk.game.turn - 1))
+        self.table.stopped = said
+        self._shown = None
 
     def _camera_gone(self) -> bool:
         """A camera this process can no longer reach (a CSI camera's cable pulled): say so,

@@ -34,6 +34,9 @@ Builder.load_file(str(Path(__file__).with_suffix(".kv")))
 
 #: The colour of the first-use step the table is at (markup), light blue as the status line.
 NOW = "9fe6ff"
+#: Save's green once there is a calibration to save; before, the grey of the other buttons.
+SAVE = (0.12, 0.50, 0.28, 1)
+NOT_YET = (0.345, 0.345, 0.345, 1)
 
 
 class TextKey(str):
@@ -143,6 +146,9 @@ class CalibrationScreen(Screen):
         self.testing = False
         self._message = ""
         self._steps_shown: tuple | None = None
+        #: The steps are read from the first one: scrolled to the top when they are shown
+        #: anew; after that only the player's own progress (a calibration made) scrolls them.
+        self._from_the_top = True
         self._markers_seen: tuple = (None, "-")       # (the picture's checksum, its markers)
         self.ids.view.bind(on_image_tap=lambda _, x, y: self.tap(x, y))
 
@@ -178,11 +184,18 @@ class CalibrationScreen(Screen):
             self._calibrate()
         self.refresh()
 
+    def on_pre_enter(self, *_: Any) -> None:
+        """Shown again: its steps from the first one."""
+        self._from_the_top = True
+
     def toggle_guide(self) -> None:
         self.guide = not self.guide
+        self._from_the_top = True
         self.refresh()
 
     def toggle_test(self) -> None:
+        if self.calibration is None:
+            self._message = TextKey("calib_first")    # nothing to test yet: said, not ignored
         self.testing = not self.testing and self.calibration is not None
         self.ids.view.occupied = []
         if self.testing and self.ids.view.image is not None:
@@ -234,6 +247,9 @@ class CalibrationScreen(Screen):
         ids.flip.disabled = "hex_offset" not in self._option_names()
         ids.test.text = text("calib_test", language) + (" ✓" if self.testing else "")
         ids.save.text = text("calib_save", language)
+        # Green, the way on, only once there is a calibration to save; before, Save looks as
+        # the other buttons do (pressed then, it says what to do first).
+        ids.save.background_color = SAVE if self.calibration is not None else NOT_YET
         ids.back.text = text("back", language)
         ids.steps.text = text("calib_steps", language) + (" ✓" if self.guide else "")
         corners = self._corner_labels()
@@ -261,9 +277,13 @@ class CalibrationScreen(Screen):
                  text("calib_step_save", language)]
         now = 4 if self.calibration is not None else 3 if self.ids.view.image is not None else 2
         shown = (language, tuple(steps), now)
-        if shown == self._steps_shown:
+        if shown == self._steps_shown and not self._from_the_top:
             return
-        self._steps_shown = shown
+        # Read from the first step when shown anew, or in another language (the words move).
+        top = self._from_the_top or self._steps_shown is None or \
+            self._steps_shown[0] != language
+        calibrated = now == 4 and (self._steps_shown or (None, None, now))[2] != 4
+        self._steps_shown, self._from_the_top = shown, False
         box = self.ids.guide
         box.clear_widgets()
         box.add_widget(Factory.GuideText(text=text("calib_steps_title", language),
@@ -274,14 +294,16 @@ class CalibrationScreen(Screen):
             words = f"[color={NOW}]{step}[/color]" if number == now else step
             rows.append(GuideStep(number=f"{number + 1}.", words=words))
             box.add_widget(rows[-1])
-        Clock.schedule_once(lambda _: self._scroll_to(rows[now]), 0.1)    # once laid out
+        if top:
+            self.ids.guide_view.scroll_y = 1
+        elif calibrated:        # the last step (check, Save) brought into sight, once laid out
+            Clock.schedule_once(lambda _: self._bring_into_sight(rows[now]), 0)
 
-    def _scroll_to(self, row: Any) -> None:
-        """The steps scrolled so that ``row`` (the step the table is at) is at the top."""
-        view, box = self.ids.guide_view, self.ids.guide
-        spare = box.height - view.height
-        if spare > 0:
-            view.scroll_y = 1 - min(1.0, max(0.0, (box.top - row.top - dp(4)) / spare))
+    def _bring_into_sight(self, row: Any) -> None:
+        """The steps scrolled as little as shows ``row`` whole (what is above it stays)."""
+        view = self.ids.guide_view
+        if row.parent is not None:
+            view.scroll_to(row, padding=dp(4), animate=False)
 
     def _corner_labels(self) -> list[str]:
         from tabletop.engine.ruleset import load_rules

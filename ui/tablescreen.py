@@ -53,6 +53,9 @@ class TableScreen(Screen):
     disclosure = StringProperty("open")
     fault = BooleanProperty(False)
     device = StringProperty("")        # a device fault to show (the printer), or ""
+    #: Why the game on the screen goes no further (the demo stopped), or "": shown instead
+    #: of the prompt.
+    stopped = ObjectProperty("")
     #: The board's share of the width.
     board_share = NumericProperty(0.5)
 
@@ -130,9 +133,11 @@ class TableScreen(Screen):
         self.fault = bool(prompt.banner or self.device)
         ids.banner.text = say(prompt.banner, language) if prompt.banner else \
             say(self.device, language) if self.device else ""
-        ids.title.text = say(prompt.title, language)
-        ids.chosen.text = self._chosen(game, prompt)
-        ids.effects.text = "\n".join(say(e, language) for e in prompt.effects)
+        # A game that goes no further says so in the prompt's place: nothing waits for a move.
+        ids.title.text = say(self.stopped or prompt.title, language)
+        ids.chosen.text = "" if self.stopped else self._chosen(game, prompt)
+        ids.effects.text = "" if self.stopped else "\n".join(say(e, language)
+                                                               for e in prompt.effects)
         # Read once: each reading of the desk's figures builds its prompt again.
         figures = assistant.figures if assistant is not None else None
         ids.figures.text = self._figures(desk, figures, language)

@@ -61,7 +61,7 @@ def test_long_presses_open_the_history_and_come_back(run_app, table):
 
     controls = open_controls("mock")
     app = run_app(TableApp(desk=Assistant(table), controls=controls))
-    assert app.table.ids.hints.text.startswith("hold NEXT: history")
+    assert app.table.ids.hints.text.startswith("Hold NEXT: history")
     controls.press("next", long=True)
     app.tick()
     assert app.root.current == "history"
@@ -296,19 +296,30 @@ def test_the_demo_plays_on_the_touchscreen_a_frame_a_tick(run_app, tmp_path):
     from tabletop.assembly.demo import Demo
     from ui.app import TableApp
 
-    demo = Demo("acquire", 3, journal=tmp_path / "journal.db", out=None, size=(640, 480))
+    demo = Demo("acquire", 3, journal=tmp_path / "journal.db", out=None, size=(640, 480),
+                turns=3)
     try:
         app = run_app(TableApp(loop=demo.loop, driver=demo.steps()))
         titles = set()
-        for _ in range(600):
+        for _ in range(900):
             app.tick()
             titles.add(app.table.ids.title.text)
-            if demo.assistant is not None and len(demo.assistant.game.history) >= 6:
+            if app.driver is None:
                 break
         assert demo.assistant is not None and len(demo.assistant.game.history) >= 6
         assert any(title.startswith("Each player draws") for title in titles)   # the draw
         assert any(" placed " in title for title in titles)        # a proposal on the screen
         assert demo.report.committed                                # seen by the camera
+        # Stopped by --turns, the game unfinished: the window says so, and how to leave it.
+        assert demo.stopped and demo.assistant.game.pending is not None
+        frames(2)
+        title = app.table.ids.title
+        assert title.text == "The demo stopped after turn 3: press Esc or close the window to end"
+        assert app.table.ids.chosen.text == "" and outside_the_window(title) == []
+        read = demo.camera.read
+        demo.camera.read = lambda: pytest.fail("a stopped demo's table stands still")
+        app.tick()
+        demo.camera.read = read
     finally:
         demo.close()
 
