@@ -55,7 +55,8 @@ SEARCH_WIDTH = 800
 FULL_POSE = 4
 #: With no marker in view the whole frame is searched every SEARCH_BLIND frames (the board
 #: may have moved under the hand). With some in view the pose follows the board and a
-#: missing marker is looked for where it says; the whole frame only every SEARCH_EVERY.
+#: missing marker is looked for where it says; the whole frame only once it has been
+#: missing SEARCH_EVERY frames in a row, and every SEARCH_EVERY frames after.
 SEARCH_EVERY, SEARCH_BLIND = 30, 3
 #: A marker is still while fewer than MOVED_PIXELS of its half-size thumbnail (scaled to a
 #: standard deviation of THUMB_SPREAD) changed by more than STILL. The renderer's camera
@@ -89,7 +90,7 @@ class PoseTracker:
         self._candidate: list[np.ndarray] = []       # a jump's corners, frame by frame
         self._last_seen: dict[int, np.ndarray] = {}  # marker id -> pixel corners last frame
         self._thumbs: dict[int, np.ndarray] = {}     # marker id -> its thumbnail when last found
-        self._unsearched = 0                         # frames since the whole frame was searched
+        self._unsearched = 0                         # frames a marker was missing, unsearched
         self._measured: np.ndarray | None = None     # last frame's measured corners
         self._remeasure = True                       # some marker's corners changed since
         self.matrix: np.ndarray | None = None        # board units to pixels (calibration's kind)
@@ -207,13 +208,7 @@ class PoseTracker:
                 if near is not None:
                     found[marker_id], thumbs[marker_id] = near, _thumb(image, near)
                     remeasure = True
-        self._unsearched += 1
-        # A missing marker is usually under a hand: searching the whole frame for it costs
-        # more than the rest of the frame's work, so look now and then (often when blind).
-        wait = SEARCH_EVERY if found else SEARCH_BLIND
-        if len(found) < len(self.calibration.markers) and \
-                (self.matrix is None or self._unsearched >= wait):
-            self._unsearched = 0
+        if self._search_due(found):
             searched = _search(_grey(image), set(self.calibration.markers), set(found),
                                thorough=self.matrix is None)
             for marker_id, corners in searched.items():
@@ -226,6 +221,23 @@ class PoseTracker:
         self._remeasure = remeasure
         self._last_seen, self._thumbs = found, thumbs
         return found
+
+    def _search_due(self, found: dict[int, np.ndarray]) -> bool:
+        """Whether to search the whole frame for the markers not ``found`` this frame.
+
+        A missing marker is usually under a hand: searching the whole frame for it
+        costs more than the rest of the frame's work, so it is looked for now and then
+        (soon when blind). Frames are counted while some marker stays missing: a hand
+        passing over one for a placement (1-2 s) costs no search at all.
+        """
+        if len(found) == len(self.calibration.markers):
+            self._unsearched = 0
+            return False
+        self._unsearched += 1
+        if self.matrix is not None and self._unsearched < (SEARCH_EVERY if found else SEARCH_BLIND):
+            return False
+        self._unsearched = 0
+        return True
 
     def _expected(self, marker_id: int) -> np.ndarray:
         """Where the believed pose puts a marker's corners, in pixels."""

@@ -27,15 +27,18 @@ from calibration.adapt import TableLooks
 from calibration.calfile import Calibration, CalibrationError
 from calibration.warp import GridAligner, Rectifier, homography, project
 from calibration.classify import COLOUR_SHRINK, CellReading, TileClassifier
-from calibration.pose import FULL_POSE, Pose, PoseTracker
+from calibration.pose import FULL_POSE, SETTLED_PX, Pose, PoseTracker
 from calibration.tracker import HOLD, MANY, Decision, Reading, StabilityTracker
 from tabletop.geometry.sightings import BoardSeen, ChangesSeen, Sighting, TileDoubted, TileSeen
 
 #: Suspect frames in a row on which the pose is found afresh; after that, one in RECHECK_EVERY
 #: (each costs a whole-frame search), and a clear board read the same way is believed.
 RECHECKS, RECHECK_EVERY = 3, 10
-#: Frames in a row not read clear (10 frames a second) after which the pose is doubted.
-UNCLEAR_FRAMES = 10
+#: Seconds not read clear after which the pose is doubted: a hand putting a tile down keeps
+#: the board unclear 0.6-1.5 s, a grid a few pixels off as long as it stays off. A frame given
+#: no time counts FRAME_SECONDS; UNCLEAR_FRAMES is the same in frames of watch's 10 a second.
+UNCLEAR_SECONDS, FRAME_SECONDS = 2.5, 0.1
+UNCLEAR_FRAMES = round(UNCLEAR_SECONDS / FRAME_SECONDS)
 #: A frame is the last one again when no pixel of its grey thumbnail (1/UNCHANGED_SHRINK
 #: size: a tile covers a few of its pixels) moved more than UNCHANGED_LEVELS grey levels
 #: (full sensor noise averaged over 64 pixels moves them up to 4; the faintest tile the
@@ -44,6 +47,9 @@ UNCLEAR_FRAMES = 10
 UNCHANGED_SHRINK, UNCHANGED_LEVELS, UNCHANGED_FRAMES = 8, 6, 10
 #: Markers a fresh pose needs: fewer only move a last pose, and a fresh tracker has none.
 FRESH_MARKERS = 3
+#: A fresh pose with the grid's corners this near the followed one's is the same pose (as the
+#: tracker holds its own), not read again: under hands they differed by 0.16 px at most.
+SAME_GRID_PX = SETTLED_PX
 #: A pose from fewer than all four markers is checked against the board's own print
 #: (:class:`~calibration.warp.GridAligner`) and corrected when some cell lies more than
 #: ALIGN_FIX pixels (rectified) off; a correction past ALIGN_AGAIN is checked once more.
@@ -106,7 +112,9 @@ class Recognizer:
         self._fallback = homography(calibration.layout.corner_points(), calibration.corners_px)
         self.verify = verify
         self._doubts = 0                                # suspect frames in a row
-        self._unclear = 0                               # frames in a row not read clear
+        self._clock = 0.0                               # the stream's time, seconds
+        self._next_time: float | None = None            # ... of the next frame, if told
+        self._unclear_since: float | None = None        # when the board was last read clear
         self._trusted: frozenset[int] | None = None     # the tiles of the last trusted clear frame
         self._trusted_seen = (0, 0)                     # ... its markers and its undecided cells
         self._last: Observation | None = None           # the last frame read in full ...
@@ -119,6 +127,11 @@ class Recognizer:
         self._centres = project(calibration.board_to_rectified(), calibration.layout.centres)
         self._aligned: tuple[np.ndarray, np.ndarray | None] | None = None  # a pose, corrected
 
+    def taken_at(self, seconds: float) -> None:
+        """The stream's time (seconds) of the next frame read; a frame read without one is
+        taken FRAME_SECONDS after the last."""
+        self._next_time = float(seconds)
+
     def read(self, image: np.ndarray, bare: Collection[int] | None = None) -> Observation:
         """The observation of one BGR frame of the calibration's size.
 
@@ -127,6 +140,8 @@ class Recognizer:
         """
         if image is None or image.ndim != 3:
             raise CalibrationError("expected a colour frame")
+        given, self._next_time = self._next_time, None
+        self._clock = self._clock + FRAME_SECONDS if given is None else given
         height, width = image.shape[:2]
         self.calibration.check_fits(image_size=(width, height))
         # One grey conversion of the frame serves the markers and the warp.
@@ -226,13 +241,13 @@ class Recognizer:
 
     def _verified(self, image: np.ndarray, grey: np.ndarray, pose: Pose,
                   reading: CellReading) -> tuple[Pose, CellReading]:
-        self._unclear = 0 if reading.clear else self._unclear + 1
+        self._note_clear(reading)
         suspect = self._suspect(reading, pose.markers)
         if suspect and self._may_recheck():
-            checked = self._recheck(image, grey, reading)
+            checked = self._recheck(image, grey, pose, reading)
             if checked is not None:
                 pose, reading = checked
-                self._unclear = 0 if reading.clear else self._unclear
+                self._note_clear(reading)
                 suspect = self._suspect(reading, pose.markers)
         if not suspect:
             self._doubts = 0
@@ -243,6 +258,17 @@ class Recognizer:
             self._trusted_seen = (pose.markers, len(reading.uncertain))
         return pose, reading
 
+    def _note_clear(self, reading: CellReading) -> None:
+        if reading.clear:
+            self._unclear_since = None
+        elif self._unclear_since is None or self._unclear_since > self._clock:
+            self._unclear_since = self._clock       # (a stream started again: its own time)
+
+    def _unclear_long(self) -> bool:
+        """Not read clear for UNCLEAR_SECONDS (a hair under: frame times add up in floats)."""
+        since = self._unclear_since
+        return since is not None and self._clock - since >= UNCLEAR_SECONDS - 1e-6
+
     def _suspect(self, reading: CellReading, markers: int) -> bool:
         """Whether the followed pose may have gone wrong: the grid no longer fits the board.
 
@@ -251,12 +277,13 @@ class Recognizer:
         few pixels off looks like (a small knock the pose followed only
         halfway: the cells and the ring around them no longer match the
         empty board's). A hand changes cells too, but is not read clear,
-        rarely makes the whole board unreadable, and soon leaves. So is a
+        rarely makes the whole board unreadable, and leaves well within
+        UNCLEAR_SECONDS: a placement is no reason to search afresh. So is a
         marker lost since the last trusted frame (a hand came over it, and it
         is not found again where the pose says) while many more cells than
         then are undecided: the pose from the rest is a little off.
         """
-        if _unreadable(reading) or self._unclear >= UNCLEAR_FRAMES:
+        if _unreadable(reading) or self._unclear_long():
             return True
         if reading.clear and markers < self._trusted_seen[0] and \
                 len(reading.uncertain) > self._trusted_seen[1] + MANY:
@@ -269,7 +296,7 @@ class Recognizer:
         self._doubts += 1
         return self._doubts <= RECHECKS or self._doubts % RECHECK_EVERY == 0
 
-    def _recheck(self, image: np.ndarray, grey: np.ndarray,
+    def _recheck(self, image: np.ndarray, grey: np.ndarray, followed: Pose,
                  reading: CellReading) -> tuple[Pose, CellReading] | None:
         """A pose found afresh from this frame's markers alone, if its reading is clearly better."""
         fresh = PoseTracker(self.calibration)
@@ -277,6 +304,10 @@ class Recognizer:
         # Fewer than three markers only move the last pose: a fresh one has none to move.
         if pose is None or pose.markers < FRESH_MARKERS:
             return None
+        corners = self.calibration.layout.corner_points()
+        if float(np.abs(project(pose.matrix, corners) - project(followed.matrix, corners)).max()) \
+                <= SAME_GRID_PX:
+            return None     # the followed pose is where the markers say: the same cells
         kept = self._plane
         again = self._classify(image, grey, pose.matrix, pose.markers)
         # Clearly better, or jitter between two good poses would be taken for a fix.
@@ -431,6 +462,7 @@ class Watcher:
             bare = self._cells - reference - self.tracker.unknown
         else:
             bare = None if self._expected is None else self._cells - self._expected
+        self.recognizer.taken_at(seconds)
         seen = self.recognizer.read(image, bare)
         changed = self._changed(seen)
         seen = self._last = self._adapted(seen, changed)
