@@ -280,7 +280,8 @@ class StabilityTracker:
         known = self.reference | self.unknown | self._flaky
         # A cell a hand was over that may newly hold a tile blocks any decision until a
         # frame reads it: committing another cell could commit a neighbour misread for it.
-        doubtful = ((undecided | run.wavering()) - known) & self._touched
+        doubtful = ((undecided | run.wavering()) - known) & self._touched | \
+            self._hidden(run, tiles, undecided)
         # A new tile read undecided more often than not may yet turn out to be a misreading.
         weak = {c for c in (tiles - self.reference - self.unknown) & self._touched if run.weak(c)}
         run.doubt = None
@@ -298,6 +299,21 @@ class StabilityTracker:
         # hold every decision back while it stays so (that is for cells read empty before).
         self._flaky = frozenset(run.uncertain) - tiles
         return self._compare(frame, tiles, undecided)
+
+    def _hidden(self, run: _Run, tiles: frozenset[int], undecided: frozenset[int]) -> frozenset[int]:
+        """Cells read undecided on the still board before (a glare spot) that a hand was over
+        and that still read undecided: a tile put down there cannot be told from the spot.
+
+        Where the time cue saw such a cell change clearly, a new tile beside it is not
+        committed alone: it holds the decision back as any doubtful cell does. Elsewhere it
+        does not (a glare spot a hand passed over on its way must not hold back every
+        placement beside it).
+        """
+        reference = self.reference or frozenset()
+        hidden = ((undecided | run.wavering()) & self._flaky & self._touched) - reference - \
+            self.unknown
+        new = (tiles - reference - self.unknown) & self._touched
+        return hidden & run.changed_any if new else frozenset()
 
     def _ask(self, frame: int, time: float, run: _Run, doubtful: frozenset[int],
              tiles: frozenset[int], undecided: frozenset[int]) -> list[Decision]:

@@ -6,7 +6,7 @@ frame by frame); the rendered games are in test_watch.py and test_time_cue.py.
 
 from __future__ import annotations
 
-from calibration.tracker import ASK, Reading, StabilityTracker
+from calibration.tracker import ASK, UNDECIDED, Reading, StabilityTracker
 
 FPS = 10
 HOLD = 0.5
@@ -118,3 +118,30 @@ def test_a_cell_read_undecided_now_and_then_beside_the_new_tile_does_not_hold_it
                     [Reading(frozenset({9}), frozenset(), True)] * 3) * 3
     decided = feed(tracker, 13, mostly_empty)
     assert [(d.kind, d.cell) for d in decided] == [("commit", 9)]
+
+
+def flaky_spot_then_hand() -> StabilityTracker:
+    # A tile is put on cell 1; on the board after it cell 9 reads undecided (a glare spot
+    # the hand did not pass over); then a hand comes over cell 9 and cell 5.
+    tracker = referenced()
+    feed(tracker, 8, [hand({1, 2}, set())] * 3)
+    assert [(d.kind, d.cell) for d in feed(tracker, 11, still(0.8, {1}, {9}))] == [("commit", 1)]
+    feed(tracker, 19, [hand({3, 4, 5, 9}, set())] * 5)
+    return tracker
+
+
+def test_a_tile_beside_a_glare_spot_the_hand_was_over_is_not_committed_alone():
+    # Held-out square game (seed 0), once the grid sat right on the cells: a two-tile
+    # placement's low-contrast tile fell on a cell that read undecided before it came; the
+    # other tile alone was committed. The time cue saw the spot change: held back, then told.
+    tracker = flaky_spot_then_hand()
+    decided = feed(tracker, 24, still(UNDECIDED + 0.5, occupied={1, 5}, uncertain={9},
+                                      changed={5, 9}))
+    assert [d.kind for d in decided] == ["warning"]
+    assert "cannot tell whether 9 holds a tile" in str(decided[0].message)
+
+
+def test_a_hand_passing_over_a_glare_spot_the_time_cue_saw_unchanged_is_committed():
+    tracker = flaky_spot_then_hand()
+    decided = feed(tracker, 24, still(1.0, occupied={1, 5}, uncertain={9}, changed={5}))
+    assert [(d.kind, d.cell) for d in decided] == [("commit", 5)]
