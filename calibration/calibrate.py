@@ -289,8 +289,10 @@ def _check_corners(corners: np.ndarray, width: int, height: int, labels: list[st
                                        "round", order=" ".join(labels)))
     area = 0.5 * abs(sum(_cross(corners[i], corners[(i + 1) % 4]) for i in range(4)))
     if area < 0.01 * width * height:
-        raise CalibrationError(Message("the corners enclose almost nothing: tap the centres of the "
-                                       "four corner cells"))
+        # Said on the touchscreen and on the command line alike: no "tap", no "--corners".
+        raise CalibrationError(Message("the corners enclose almost nothing: each must be the "
+                                       "centre of one of the board's four corner cells, "
+                                       "{order}", order=" ".join(labels)))
     seen, expected = _aspect(corners), _aspect(board)
     if max(seen / expected, expected / seen) > 1.6:
         raise CalibrationError(Message("the corners must be in the order {order}, starting at "

@@ -417,7 +417,8 @@ def instructions(size_mm: float) -> list[str]:
         "   (any order works).",
         "3. Keep them fixed relative to the board (stick them on the board itself):",
         "   the assistant follows the board by them when it is bumped.",
-        "4. Then calibrate: photograph the empty board and run `tabletop calibrate`.",
+        "4. Then calibrate on the touchscreen (`tabletop run` opens it): tap the centres",
+        "   of the board's four corner cells. Without a screen: `tabletop calibrate`.",
     ]
 
 

@@ -112,9 +112,10 @@ ensure_venv() {
   if [ ${#wanted[@]} -eq 0 ] && [ -x "$venv/bin/python" ]; then
     return 0
   fi
-  venv_works || make_venv
   extras="$(IFS=,; echo "$*")"
+  # Said before anything slow (making the venv takes seconds), so that nothing is silent.
   say "preparing $venv: installing tabletop with [$extras] (the first time takes a few minutes)"
+  venv_works || make_venv
   quietly "pip could not install .[$extras] into $venv: check the network, then run this again" \
     "$venv/bin/python" -m pip install -q -e "$repo[$extras]"
   { grep -s "^$hash " "$stamp" || true; printf "$hash %s\n" "$@"; } | sort -u > "$stamp.new"

@@ -9,6 +9,9 @@ It changes three things a person meets after a typo:
   top-level parser, whose usage says nothing about the command);
 * an unknown command or choice names the closest one;
 * a malformed number says what a number must look like.
+
+:func:`rule_set` checks every argument that names a rule set (when the command runs, so
+that its refusal reads as the command's own: ``tabletop: no rule set called ...``).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
+from tabletop.errors import TabletopError
 from tabletop.suggest import did_you_mean
 
 _KINDS = {int: "a whole number", float: "a number"}
@@ -101,3 +105,17 @@ def _is_number(word: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+
+def rule_set(text: str) -> str:
+    """``text`` if it names a rule set (a shipped one, or a rule file's path ending in
+    ``.toml``); else a TabletopError naming the closest, as a mistyped choice is named."""
+    from tabletop.engine.ruleset import available_rules, names_file
+
+    known = available_rules()
+    if text in known or names_file(text):
+        return text
+    hint = did_you_mean(text, known)
+    raise TabletopError(f"no rule set called {text!r}" + (f": {hint}" if hint else "")
+                        + f" (available: {', '.join(known)})")

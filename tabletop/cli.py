@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
+from tabletop.arguments import rule_set
 from tabletop.errors import TabletopError
 
 if TYPE_CHECKING:
@@ -27,7 +28,13 @@ EXIT_STOPPED = 130  # Ctrl-C, as a shell reports a command SIGINT ended (128 + 2
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        args = _parser().parse_args(argv)
+        parser = _parser()
+        args = parser.parse_args(argv)
+        if args.command is None:        # `tabletop` alone: what it can do, not a usage error
+            parser.print_help()
+            print("\n`tabletop COMMAND --help` gives a command's options; docs/commands.md "
+                  "shows each with examples.")
+            return 0
         return args.run(args)
     except TabletopError as error:
         print(f"tabletop: {error}", file=sys.stderr)
@@ -44,7 +51,9 @@ def _parser() -> argparse.ArgumentParser:
 
     parser = Parser(
         prog="tabletop", description="Banker and stock broker for Acquire-family board games.")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parser.add_argument("--version", action="version", version=f"tabletop {_version()}",
+                        help="print tabletop's version and exit")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     replay = commands.add_parser("replay", help="apply a table script and print the state JSON")
     replay.add_argument("script", nargs="?",
@@ -107,7 +116,8 @@ def _parser() -> argparse.ArgumentParser:
     config.set_defaults(run=_config)
 
     simulate = commands.add_parser("simulate", help="play random legal games in virtual mode")
-    simulate.add_argument("--rules", default="acquire")
+    simulate.add_argument("--rules", default="acquire",
+                          help="the rule set played (default: acquire; `tabletop rules` lists them)")
     simulate.add_argument("--games", type=int, default=100)
     simulate.add_argument("--players", type=int, default=4)
     simulate.add_argument("--seed", type=int, default=0)
@@ -120,6 +130,16 @@ def _parser() -> argparse.ArgumentParser:
     from tabletop.assembly.table_commands import register as table
     table(commands)
     return parser
+
+
+def _version() -> str:
+    """The installed distribution's version, or the checkout's when it is run uninstalled."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("tabletop")
+    except metadata.PackageNotFoundError:
+        return "(not installed: run from a checkout)"
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -147,10 +167,31 @@ def _replay(args: argparse.Namespace) -> int:
     result = replay(script_lines(text), keep_going=args.keep_going)
     for number, reason in result.errors:
         print(f"line {number}: {reason}", file=sys.stderr)
+    if result.errors and sys.stderr.isatty():   # piped, the errors stay the lines programs read
+        print(_refused(args.script, len(result.errors), args.keep_going), file=sys.stderr)
     if result.game is not None and (args.keep_going or not result.errors):
         state = state_json(result.game)
         print(json.dumps(view(state, args.view) if args.view else state, indent=2))
     return EXIT_ILLEGAL if result.errors else 0
+
+
+def _refused(path: str, count: int, keep_going: bool) -> str:
+    """The line a person at a terminal sees after a script's ``line N: ...`` errors: which
+    file, what became of it, and what a table script is. Programs read those errors from a
+    pipe, where nothing is added: what they read stays as it was."""
+    where = "standard input" if path == "-" else path
+    what = f"{_count(count, 'illegal line')} skipped; the state printed is without them" \
+        if keep_going else "stopped at its first illegal line; --keep-going skips each and goes on"
+    return (f"tabletop: {where}: {what}. A table script holds one JSON object a line: the "
+            f"setup, then one action a line (docs/design.md, \"Table scripts\")")
+
+
+def _count(n: int, noun: str) -> str:
+    """
+    >>> _count(1, "game"), _count(2, "game")
+    ('1 game', '2 games')
+    """
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
 
 
 class _NotAScript(Exception):
@@ -196,21 +237,59 @@ def _replay_journal(args: argparse.Namespace) -> int:
 
 def _reading(path: str | None) -> Journal:
     """The journal at ``path`` (or the data folder's), opened to read; says what it repaired."""
-    from tabletop.assembly.config import default_journal_path
     from tabletop.journal.journal import open_for_reading
 
-    journal = open_for_reading(path if path else default_journal_path())
+    journal = open_for_reading(_journal_path(path))
     for message in journal.report.messages:
         print(f"tabletop: {message}", file=sys.stderr)
     return journal
+
+
+def _journal_path(given: str | None) -> Path:
+    """The journal a reading command reads: ``--journal``'s, else the data folder's; a
+    TabletopError that says where games are recorded when there is none there."""
+    from tabletop.assembly.config import default_journal_path
+
+    path = Path(given) if given else default_journal_path()
+    if _recorded(path):
+        return path
+    demo = None if given else _demo_games()
+    what = f"the demo's games are in {demo}: add --journal {_quoted(demo)}" if demo else \
+        "`tabletop run` records the table's games there; another journal is given with --journal DB"
+    raise TabletopError(f"no journal at {path}: no game has been recorded there yet; {what}")
+
+
+def _recorded(path: Path) -> bool:
+    """Whether a journal is there (its database, or its append-only copy alone)."""
+    import os
+
+    return os.path.lexists(path) or os.path.lexists(path.with_suffix(".log"))
+
+
+def _demo_games() -> Path | None:
+    """The demo's journal, if it holds games: the demo keeps them apart from the table's
+    (demo-journal.db), so a newcomer's first games are there and not where ``games`` looks."""
+    from tabletop.assembly.demo import demo_journal_path
+
+    demo = demo_journal_path()
+    return demo if _recorded(demo) else None
+
+
+def _quoted(path: Path) -> str:
+    import shlex
+
+    return shlex.quote(str(path))
 
 
 def _games(args: argparse.Namespace) -> int:
     from tabletop.assembly.config import default_journal_path
 
     path = Path(args.journal) if args.journal else default_journal_path()
-    if not path.exists() and not path.with_suffix(".log").exists():
+    if not _recorded(path):
         print(f"no games recorded yet (no journal at {path})")
+        demo = None if args.journal else _demo_games()
+        if demo is not None:
+            print(f"the demo's games are in {demo}: tabletop games --journal {_quoted(demo)}")
         return 0
     with _reading(str(path)) as journal:
         games = journal.games()
@@ -232,7 +311,9 @@ def _check(args: argparse.Namespace) -> int:
     from tabletop.assembly.config import default_journal_path
     from tabletop.journal.journal import check
 
-    repaired, found, summary = check(args.journal or default_journal_path(), repair=args.repair)
+    # --repair opens the journal as the table does; checking alone reads only what is there.
+    path = (args.journal or default_journal_path()) if args.repair else _journal_path(args.journal)
+    repaired, found, summary = check(path, repair=args.repair)
     for line in repaired + found:
         print(line)
     print(summary)
@@ -271,7 +352,10 @@ def _verify(args: argparse.Namespace) -> int:
     from tabletop.journal.slip import (KEY_FILE, MAX_SLIP_BYTES, load_key, parse_slip,
                                        read_slip, verify)
 
-    key = load_key(args.key or load_config().data_dir / KEY_FILE)
+    path = Path(args.key) if args.key else load_config().data_dir / KEY_FILE
+    if not path.exists() and not path.is_symlink():
+        raise TabletopError(_no_key(path, given=bool(args.key)))
+    key = load_key(path)
     if args.slip == "-":
         slip = parse_slip(sys.stdin.buffer.read(MAX_SLIP_BYTES + 1), "standard input")
     elif _photo(args.slip):
@@ -283,6 +367,17 @@ def _verify(args: argparse.Namespace) -> int:
     verdict = verify(slip, key)
     print(verdict)
     return 0 if verdict.valid else EXIT_INVALID
+
+
+def _no_key(path: Path, given: bool) -> str:
+    """What to do without the key a slip is checked with: it is the key of the table that
+    signed the slip (``slip.key`` in that table's data folder, made with its first slip)."""
+    if given:
+        return (f"no key at {path}: give --key the key file of the table that signed the "
+                f"slip (slip.key in that table's data folder)")
+    return (f"no key at {path}: a slip is checked with the key of the table that signed it, "
+            f"and this data folder has none (it signed no slip); run verify on that table, or "
+            f"give its key with --key KEYFILE (slip.key in its data folder)")
 
 
 def _photo(path: str) -> bool:
@@ -359,7 +454,7 @@ def _rules(args: argparse.Namespace) -> int:
             flag = "  (provisional tables)" if provisional else ""
             print(f"{name:20} {rules.title}{flag}")
         return 0
-    rules = load_rules(args.name)
+    rules = load_rules(rule_set(args.name))
     try:
         print(information_card(rules, args.mode))
     except ValueError as error:
@@ -373,7 +468,11 @@ def _simulate(args: argparse.Namespace) -> int:
         print("tabletop: --games must be at least 1", file=sys.stderr)
         return EXIT_ILLEGAL
     options = dict(_option(text) for text in args.option)
-    report = _simulated(args, options)
+    try:
+        report = _simulated(args, options)
+    except _Stopped as stopped:      # Ctrl-C: how far it got is the one line to say
+        print(f"tabletop: {stopped}", file=sys.stderr)
+        return EXIT_STOPPED
     game = report.last
     print(f"{report.games} games of {args.rules} with {args.players} players in "
           f"{report.seconds:.2f} s: {report.games_per_second:.0f} games/s, "
@@ -393,7 +492,7 @@ def _simulated(args: argparse.Namespace, options: dict) -> SimulationReport:
     from tabletop.engine.ruleset import load_rules
     from tabletop.progress import Progress
 
-    rules = load_rules(args.rules)
+    rules = load_rules(rule_set(args.rules))
     names = [f"P{seat + 1}" for seat in range(args.players)]
     started, actions, finished = time.perf_counter(), 0, 0
     with Progress(args.games, "games", "simulate") as bar:
@@ -405,10 +504,14 @@ def _simulated(args: argparse.Namespace, options: dict) -> SimulationReport:
         except KeyboardInterrupt:
             bar.close()
             seconds = time.perf_counter() - started
-            print(f"tabletop: simulate finished {finished:,} of {args.games:,} games in "
-                  f"{seconds:.1f} s", file=sys.stderr)
-            raise
+            rate = f" ({finished / seconds:,.0f} games/s)" if finished and seconds > 0 else ""
+            raise _Stopped(f"simulate stopped after {finished:,} of {args.games:,} games in "
+                           f"{seconds:.1f} s{rate}") from None
     return SimulationReport(args.games, time.perf_counter() - started, actions, game)
+
+
+class _Stopped(Exception):
+    """Ctrl-C in a command that says itself how far it got (instead of "stopped")."""
 
 
 def _config(args: argparse.Namespace) -> int:

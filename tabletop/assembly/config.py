@@ -519,9 +519,10 @@ def _overlay(values: dict[str, dict[str, Any]], given: Mapping[str, Any],
             continue
         for key, value in table.items():
             if key not in DEFAULTS[section]:
-                checker.in_file((section, key), f"[{section}] {key:.64}: no such key"
-                                                f"{_near(key, list(DEFAULTS[section]))}; [{section}] "
-                                                f"has {', '.join(DEFAULTS[section])}")
+                where = _rule_option(key, value, table) if section == "table" else ""
+                checker.in_file((section, key), f"[{section}] {key:.64}: no such key" + (
+                    where or f"{_near(key, list(DEFAULTS[section]))}; [{section}] has "
+                             f"{', '.join(DEFAULTS[section])}"))
                 continue
             default = DEFAULTS[section][key]
             if type(value) is not type(default) and not (
@@ -529,6 +530,26 @@ def _overlay(values: dict[str, dict[str, Any]], given: Mapping[str, Any],
                 checker.refuse(section, key, f"must be {_kind(default)}", value)
                 continue
             values[section][key] = value
+
+
+def _rule_option(key: str, value: Any, table: Mapping[str, Any]) -> str:
+    """Where a rule set's option set as a key of ``[table]`` goes: ``options = { ... }``
+    (with the closest allowed value, when the one given is a near miss); "" for other keys."""
+    from tabletop.engine.ruleset import load_rules
+
+    name = table.get("rules", DEFAULTS["table"]["rules"])
+    try:
+        rules = load_rules(os.path.expanduser(name)) if isinstance(name, str) else None
+    except TabletopError:
+        return ""
+    option = rules.options.get(key) if rules is not None else None
+    if option is None:
+        return ""
+    if option.choices is not None and value not in option.choices:
+        near = close_match(str(value).lower(), [str(choice) for choice in option.choices])
+        value = near if near is not None else value
+    return (f"; {key} is a rule option of {rules.name}: set it in [table] options, "
+            f"e.g. options = {{ {key} = {shown(value)} }}")
 
 
 def default_journal_path() -> Path:

@@ -36,6 +36,7 @@ from typing import Any, Callable, Iterator
 from tabletop.table.assistant import CONFIRM, NEXT, UNDO, Assistant
 from tabletop.table.bot import Bot
 from tabletop.journal.journal import Journal
+from tabletop.table.confirmed import folded
 from tabletop.table.prompts import screen_lines
 from tabletop.engine.ruleset import RuleSet, load_rules
 from tabletop.table.seating import Seating
@@ -45,7 +46,8 @@ from tabletop.table.games import TableGames
 from tabletop.table.loop import Seen, TableLoop
 from tabletop.errors import JournalLocked, TabletopError
 from tabletop.assembly.demo_view import (
-    Style, board_lines, bonus_lines, cash_lines, title_lines)
+    Style, action_lines, board_lines, bonus_lines, cash_lines, standings_lines, title_lines,
+    worthless_lines)
 
 def launched_as() -> str:
     """The ``tabletop`` command as the person can type it again: ``tabletop`` where that name
@@ -316,12 +318,12 @@ class Demo:
                      f"in the journal.")
         else:
             self._board("final board")
-            self.report.standings = [
-                f"{rank}. {game.names[seat]}: {game.rules.money(game.cash[seat])}"
-                for seat, rank in game.standings]
+            self.report.standings = standings_lines(game)
             self.out("Final standings:")
             for line in self.report.standings:
                 self.out(f"  {line}")
+            for line in worthless_lines(game):
+                self.out(line)
         for line in self.report.summary():
             self.out(line)
         self.where()
@@ -478,7 +480,9 @@ class Demo:
 
     def _told(self, what: str, events: list[dict[str, Any]]) -> None:
         game = self.assistant.game
-        self.out(f"turn {self._turn_number:>3}  {what}")
+        if not folded(game, events):
+            for line in action_lines(self._turn_number, what):
+                self.out(line)
         for line in bonus_lines(game, events):
             self.out(line)
         self._merged = self._merged or any(event.get("event") == "merger" for event in events)

@@ -1,5 +1,6 @@
-"""What ``tabletop demo`` prints besides the actions: the title, the cash after each turn,
-the board now and then, the bonuses paid. Everything fits 80 columns.
+"""What ``tabletop demo`` prints: the title, each confirmed action, the cash after each turn,
+the board now and then, the bonuses paid, the final standings and what each adds up to.
+Everything fits 80 columns.
 
 Plain text unless ``Style(colour=True)`` (the command asks for it on a terminal only):
 a file or a pipe gets no escape codes.
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+import textwrap
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence, TextIO
 
@@ -23,6 +25,7 @@ from tabletop.engine.board import EMPTY, LONE, TURNOVER
 from tabletop.engine.choices import DeadTiles
 from tabletop.engine.game import Game
 from tabletop.engine.ruleset import RuleSet
+from tabletop.table.narrate import final_accounts
 
 WIDTH = 80
 #: Where the action lines' text starts ("turn  12  "): the lines below them align to it.
@@ -97,6 +100,12 @@ def cash_lines(game: Game, width: int = WIDTH) -> list[str]:
     entries = [f"{name} {money(cash)}" for name, cash in zip(game.names, game.cash)]
     entries.append(f"| {game.tiles_left} tiles left")
     return _wrap(entries, "cash".rjust(GUTTER - 2) + "  ", " " * GUTTER, width)
+
+
+def action_lines(turn: int, what: str, width: int = WIDTH) -> list[str]:
+    """A confirmed action under its turn number, a long one wrapped under its text."""
+    return textwrap.wrap(what, width, initial_indent=f"turn {turn:>3}  ",
+                         subsequent_indent=" " * (GUTTER + 2), break_on_hyphens=False)
 
 
 def bonus_lines(game: Game, events: Iterable[Mapping[str, Any]]) -> list[str]:
@@ -209,7 +218,8 @@ def _books(game: Game, style: Style, width: int) -> list[str]:
     rules, sizes = game.rules, game.board.sizes
     letters = chain_letters([chain.name for chain in rules.chains])
     active = [c for c, size in enumerate(sizes) if size]
-    name_width = max([len(rules.chains[c].name) for c in active] or [4])
+    gone = _merged_away(game)
+    name_width = max([len(rules.chains[c].name) for c in active + gone] or [4])
     price_width = max([len(rules.money(game.price(c))) for c in active] + [len("price")])
     lines = [f"{'chains'.ljust(name_width + 2)} size  {'price'.rjust(price_width)}"]
     for c in active:
@@ -217,28 +227,76 @@ def _books(game: Game, style: Style, width: int) -> list[str]:
         safe = " safe" if game.board.is_safe(c) else ""
         lines.append(f"{style.paint(letters[c], chain.colour)} {chain.name.ljust(name_width)} "
                      f"{sizes[c]:>4}  {rules.money(game.price(c)).rjust(price_width)}{safe}")
-    if not active:
+    # A letter held but off the board would be a riddle: its chain was merged away.
+    lines += [f"{style.paint(letters[c], rules.chains[c].colour)} "
+              f"{rules.chains[c].name.ljust(name_width)}  merged away" for c in gone]
+    if not active and not gone:
         lines.append("(none founded yet)")
     lines += ["", "cash and shares"]
     name_width = max(len(name) for name in game.names)
     cash_width = max(len(rules.money(cash)) for cash in game.cash)
     for seat, name in enumerate(game.names):
-        shares = [f"{style.paint(letters[c], rules.chains[c].colour)}{held}"
-                  for c, held in enumerate(game.holdings[seat]) if held]
+        held = game.holdings[seat]
+        shares = [f"{style.paint(letters[c], rules.chains[c].colour)}{held[c]}"
+                  for c in active if held[c]] + \
+            [f"{style.paint(letters[c], rules.chains[c].colour)}{held[c]} (merged)"
+             for c in gone if held[c]]
         first = f"{name.ljust(name_width)} {rules.money(game.cash[seat]).rjust(cash_width)}  "
         lines += _wrap(shares or ["-"], first, " " * len(first), width)
     return lines
 
 
-def _wrap(entries: list[str], first: str, indent: str, width: int) -> list[str]:
-    """``entries`` two spaces apart after ``first``, a new line (after ``indent``) where
-    the next would pass ``width``."""
+def _merged_away(game: Game) -> list[int]:
+    """Chains off the board whose shares someone still holds: merged away, not founded again."""
+    return [c for c, size in enumerate(game.board.sizes)
+            if not size and any(held[c] for held in game.holdings)]
+
+
+# --- the end ------------------------------------------------------------------------------------
+
+
+def standings_lines(game: Game) -> list[str]:
+    """Each player's rank and total, and what it adds up to: the cash before the final payout,
+    the final bonuses, the shares sold at the end (the engine's figures, as the journal has
+    them: :func:`~tabletop.table.narrate.final_accounts`)."""
+    accounts, money = final_accounts(game), game.rules.money
+    name_width = max(len(account.player) for account in accounts)
+
+    def column(figure: str) -> int:
+        return max(len(money(getattr(account, figure))) for account in accounts)
+
+    widths = {figure: column(figure) for figure in ("total", "cash_before", "bonuses", "sales")}
+    return [f"{account.rank}. {account.player.ljust(name_width)}  "
+            f"{money(account.total).rjust(widths['total'])} = "
+            f"{money(account.cash_before).rjust(widths['cash_before'])} cash + "
+            f"{money(account.bonuses).rjust(widths['bonuses'])} bonuses + "
+            f"{money(account.sales).rjust(widths['sales'])} shares sold"
+            for account in accounts]
+
+
+def worthless_lines(game: Game) -> list[str]:
+    """The shares still held at the end: of chains merged away, they are worth nothing."""
+    chains, gone = game.rules.chains, _merged_away(game)
+    if not gone:
+        return []
+    held = [(name, [f"{shares[c]} {chains[c].name}" for c in gone if shares[c]])
+            for name, shares in zip(game.names, game.holdings)]
+    return ["Worth nothing: the shares of chains merged away, still held at the end:"] + \
+        [line for name, what in held if what
+         for line in _wrap([f"{entry}," for entry in what[:-1]] + what[-1:], f"  {name}: ",
+                           " " * (len(name) + 4), WIDTH, gap=" ")]
+
+
+def _wrap(entries: list[str], first: str, indent: str, width: int,
+          gap: str = "  ") -> list[str]:
+    """``entries`` ``gap`` apart after ``first``, a new line (after ``indent``) where the next
+    would pass ``width``."""
     lines, line, empty = [], first, True
     for entry in entries:
-        if not empty and visible(line) + 2 + visible(entry) > width:
+        if not empty and visible(line) + len(gap) + visible(entry) > width:
             lines.append(line)
             line, empty = indent, True
-        line += ("" if empty else "  ") + entry
+        line += ("" if empty else gap) + entry
         empty = False
     lines.append(line)
     return lines

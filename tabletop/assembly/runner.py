@@ -36,13 +36,14 @@ from pathlib import Path
 from typing import Any
 
 from tabletop.assembly.config import Config, ConfigError
-from tabletop.assembly.services import CALIBRATION_FILE, TableServices
+from tabletop.assembly.services import CALIBRATION_FILE, TableServices, confirmed, game_title
 from tabletop.engine.ruleset import load_rules
 from tabletop.journal.journal import Journal
 from tabletop.messages import Message
 from tabletop.table.assistant import Assistant
 from tabletop.table.games import TableGames
 from tabletop.table.loop import Desk, TableLoop
+from tabletop.table.confirmed import folded
 from tabletop.table.prompts import screen_lines
 from tabletop.table.seating import Seating
 
@@ -75,6 +76,8 @@ class Runner:
         journal = Journal.open(self.data / JOURNAL_FILE, table_name=name)
         for message in journal.report.messages:
             self.out(f"journal: {message}")
+        #: The calibration file a real camera still needs, said when it is found (camera_off).
+        self._uncalibrated: Path | None = None
         #: Keeps the camera's frames at the moments that matter (``--record``), or None.
         self.recorder: Any = None
         self.games = TableGames(journal, listener=self._confirmed, name=name,
@@ -171,9 +174,11 @@ class Runner:
             image, corners = self.camera.calibration_view()
             return Watcher(calibrate(image, corners, self.camera.settings["rules"]))
         if self.on_screen:       # the touchscreen leads the table through it
-            self.out(f"no calibration at {path}: calibrate the camera on the touchscreen"
-                     + (": tap the centres of the four corner cells, then Save" if simulated
-                        else ""))
+            if simulated:
+                self.out(f"no calibration at {path}: calibrate the camera on the touchscreen: "
+                         f"tap the centres of the four corner cells, then Save")
+            else:                # said once the camera is found (camera_off): none, none to do
+                self._uncalibrated = path
             return None
         raise ConfigError(f"no calibration at {path}: photograph the empty board and run "
                           f"`tabletop calibrate --image PHOTO --corners ... --out {path}`")
@@ -196,11 +201,13 @@ class Runner:
         return RecordingEyes(eyes, self.recorder)
 
     def _confirmed(self, what: str, events: list[dict]) -> None:
-        """A confirmed action: said, and each placement told to the recorder."""
-        self.out(f"confirmed: {what}")
+        """A confirmed action: said (a tile founding a chain is said with the chain chosen,
+        a holder keeping every share not at all), and each placement told to the recorder."""
+        desk = self.loop.desk           # actions are confirmed once the table runs
+        if not (isinstance(desk, Assistant) and folded(desk.game, events)):
+            self.out(f"confirmed: {what}")
         if self.recorder is None:
             return
-        desk = self.loop.desk           # actions are confirmed once the table runs
         board = sorted(desk.tiles) if isinstance(desk, Assistant) else None
         for event in events:
             if event.get("event") == "placed":
@@ -240,8 +247,8 @@ class Runner:
             info = unfinished[-1]
             assistant = self.games.resume(info.id)
             game = assistant.game
-            self.out(f"resuming game {info.id} of {name} ({game.rules.title}; "
-                     f"{', '.join(game.names)}) after {len(game.history)} confirmed actions")
+            self.out(f"resuming game {info.id} of {name} ({game_title(game.rules, game.options)}; "
+                     f"{', '.join(game.names)}) after {confirmed(len(game.history))}")
             return assistant
         table_settings = self.config.values["table"]
         players = players or table_settings["players"]
@@ -252,7 +259,8 @@ class Runner:
             raise ConfigError(f"a new game of {rules.title} needs {rules.min_players} or more "
                               f"players: give --players Ann,Bob,Cy or [table] players")
         seating = Seating(rules, players, table_settings["options"])   # names checked first
-        self.out(f"new game of {rules.title} at {name}: {', '.join(seating.players)}")
+        self.out(f"new game of {game_title(rules, seating.options)} at {name}: "
+                 f"{', '.join(seating.players)}")
         return seating
 
     def new_game(self, rules: str, players: list[str], options: dict) -> None:
@@ -260,7 +268,8 @@ class Runner:
         (TabletopError, shown on the setup screen, where no game may be played)."""
         self.games.check_playable()
         seating = Seating(rules, players, options)       # the names are checked first
-        self.out(f"new game of {seating.rules.title}: {', '.join(seating.players)}")
+        self.out(f"new game of {game_title(seating.rules, seating.options)}: "
+                 f"{', '.join(seating.players)}")
         self.loop.desk, self.loop.start = seating, self._start
 
     def _start(self, seating: Seating) -> Assistant:
@@ -290,7 +299,7 @@ class Runner:
                     if not tick.frame and self.camera.ended:
                         time.sleep(0.02)
         except KeyboardInterrupt:
-            self.out("stopped: every confirmed action is in the journal")
+            self.out(self._stopped())
         finally:
             signal.signal(signal.SIGTERM, previous)
             self.close()
@@ -310,7 +319,20 @@ class Runner:
         if app.exit_code:
             self.out(f"tabletop: {self.camera.hopeless}: ending for a new start "
                      f"(exit {app.exit_code}); every confirmed action is in the journal")
+        else:                    # Esc, or the window closed: the terminal says what was kept
+            self.out(self._stopped())
         return app.exit_code
+
+    def _stopped(self) -> str:
+        """The last line of a run: what became of the game on the table."""
+        desk = self.loop.desk
+        if not isinstance(desk, Assistant):
+            return "stopped before a game started: nothing was recorded"
+        if desk.game.over:
+            return (f"stopped: game {desk.table.id} is over and in the journal "
+                    f"(`tabletop games` lists it)")
+        return (f"stopped: every confirmed action is in the journal; `tabletop run` resumes "
+                f"game {desk.table.id} where it was")
 
     def make_app(self, idle: Any = None) -> Any:
         """The touchscreen app over this table (its camera opened first: :meth:`camera_off`
@@ -343,14 +365,17 @@ class Runner:
         from hardware.status import FAULT
 
         if self.camera is None:
-            reason = Message("none configured")
-        elif self.camera.status.state == FAULT:
-            self.out(f"camera: {self.camera.status.message}")
-            reason = Message("not found")
-        else:
-            return ""
-        self.out(f"camera: {reason}: tiles are tapped in on the screen")
-        return reason
+            self.out("camera: none configured: tiles are tapped in on the screen")
+            return Message("none configured")
+        if self.camera.status.state == FAULT:
+            fault = str(self.camera.status.message).removesuffix("; retrying")
+            self.out(f"{fault}: tiles are tapped in on the screen while it is tried again; "
+                     f"to try the whole table without one: tabletop run --camera sim")
+            return Message("not found")
+        if self._uncalibrated is not None:
+            self.out(f"no calibration at {self._uncalibrated}: calibrate the camera on the "
+                     f"touchscreen")
+        return ""
 
     def close(self) -> None:
         if self.recorder is not None:

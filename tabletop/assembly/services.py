@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,31 @@ CALIBRATION_FILE = "calibration.json"
 USB_ROOTS = ("/media", "/run/media")
 #: The folder an export makes on the stick: the files go there, never to the stick's top.
 EXPORT_FOLDER = "tabletop-exports"
+
+
+def game_title(rules: Any, options: Mapping[str, Any]) -> str:
+    """The game played, ``Acquire, Classic mode``: the rule set's title names every mode and
+    variant it has (``Acquire (Classic and Tycoon modes, ...)``), not the one at this table.
+
+    Options set away from the rule set's defaults follow, ``(end_size=30)``.
+    """
+    played = rules.resolve_options(options)
+    changed = [f"{name}={_shown(value)}" for name, value in played.items()
+               if name != "bonus_mode" and value != rules.options[name].default]
+    title = f"{rules.title.partition(' (')[0]}, {str(played['bonus_mode']).capitalize()} mode"
+    return title + (f" ({', '.join(changed)})" if changed else "")
+
+
+def _shown(value: Any) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
+def confirmed(count: int) -> str:
+    """
+    >>> confirmed(1), confirmed(40)
+    ('1 confirmed action', '40 confirmed actions')
+    """
+    return f"{count} confirmed action" + ("" if count == 1 else "s")
 
 
 class TableServices:
@@ -66,7 +91,8 @@ class TableServices:
         """Put game ``game_id`` back on the table at its last confirmed action (the one that
         was there stays in the journal, unfinished, to be resumed in turn)."""
         assistant = self.games.resume(game_id)
-        self.out(f"resuming game {game_id} after {len(assistant.game.history)} confirmed actions")
+        self.out(f"resuming game {game_id} ({game_title(assistant.game.rules, assistant.game.options)}) "
+                 f"after {confirmed(len(assistant.game.history))}")
         self.loop.desk, self.loop.start = assistant, None
         self.loop.look_again()  # the camera's next still board is compared with the game's
 

@@ -31,7 +31,9 @@ def register(commands: Any) -> None:
 
     calibrate = commands.add_parser("calibrate", help="calibrate the camera to the empty board",
                                     formatter_class=_CalibrateHelp)
-    calibrate.add_argument("--rules", default="acquire")
+    calibrate.add_argument("--rules", default="acquire",
+                           help="the rule set whose board is on the table (default: acquire; "
+                                "`tabletop rules` lists them)")
     calibrate.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                            help="a rule option that shapes the board, e.g. hex_offset=even-r")
     calibrate.add_argument("--image", required=True, help="a picture of the empty board")
@@ -158,7 +160,9 @@ def _markers(args: argparse.Namespace) -> int:
 
 def _calibrate(args: argparse.Namespace) -> int:
     from calibration.calibrate import calibrate, parse_corners
+    from tabletop.arguments import rule_set
 
+    rule_set(args.rules)          # a typo is named before the picture is read
     try:
         image = _image(args.image)
     except _NotAnImage as error:
@@ -251,7 +255,7 @@ def _frames(camera: Any, source: str, fps: float) -> Iterator[tuple[int, float, 
             frame = camera.read()
             if frame is None:
                 if camera.ended and not given:   # an empty folder, a file with no video
-                    why = "the folder holds no images (.png, .jpg)" if source.startswith("dir:") \
+                    why = _no_images(source) if source.startswith("dir:") \
                         else "it is not a video OpenCV can read, or it is empty"
                     raise ValueError(f"{source} gave no frames: {why}")
                 if camera.ended:
@@ -266,6 +270,23 @@ def _frames(camera: Any, source: str, fps: float) -> Iterator[tuple[int, float, 
                 continue
             given = True
             yield frame.index, frame.index / fps if recorded else frame.timestamp, frame.image
+
+
+def _no_images(source: str) -> str:
+    """Why a folder gave no frames: it holds no images, or none of those it holds can be read."""
+    from hardware.camera import IMAGE_SUFFIXES
+
+    folder = Path(source.removeprefix("dir:"))
+    named = sorted(path.name for path in folder.iterdir()
+                   if path.suffix.lower() in IMAGE_SUFFIXES and path.is_file())
+    if not named:
+        return "the folder holds no images (.png, .jpg)"
+    if len(named) == 1:
+        what = f"its one image, {named[0]}, cannot be read: it is damaged or not a picture"
+    else:
+        shown = ", ".join(named[:3]) + (f" and {len(named) - 3} more" if len(named) > 3 else "")
+        what = f"none of its {len(named)} images ({shown}) can be read: damaged, or not pictures"
+    return f"{what}; put frames OpenCV can read (.png, .jpg) there"
 
 
 # --- vision-report -----------------------------------------------------------------------------

@@ -44,7 +44,7 @@ from tabletop.engine.game import Game
 from tabletop.errors import JournalError, JournalFull, JournalLocked, ScriptError
 from tabletop.journal.store import Record
 from tabletop.messages import Message
-from tabletop.journal.recovery import RecoveryReport, inspect, recover
+from tabletop.journal.recovery import RecoveryReport, _count, inspect, recover
 from tabletop.engine.table_script import game_from_setup, record_rules, replay
 
 try:
@@ -102,9 +102,9 @@ def check(path: str | Path, repair: bool = False,
             number, reason = result.errors[0]
             found.append(f"game {game}: record {number - 1} does not replay: {reason}")
     steps = sum(len(records) for records in plan.games.values())
-    summary = (f"{path}: {len(plan.games)} games, {steps} records"
+    summary = (f"{path}: {_count(len(plan.games), 'game')}, {_count(steps, 'record')}"
                + ("; every checksum holds, both copies agree and every game replays"
-                  if not found else f"; {len(found)} problems found"))
+                  if not found else f"; {_count(len(found), 'problem')} found"))
     return done, found, summary
 
 

@@ -40,6 +40,7 @@ from tabletop.errors import TabletopError
 from tabletop.messages import Message, message_of
 from tabletop.table.agreement import AGREE, REFUSE, AgreedEndFlow
 from tabletop.table.doubts import CAMERA, HAND, UNSURE, Sources, unsure_title
+from tabletop.table.confirmed import done
 from tabletop.table.prompts import (Option, Prompt, asked, effects, occupant, proposal_label,
                                     proposal_title, question)
 
@@ -77,8 +78,9 @@ class UnjournaledTable:
         return self.game.undo()
 
 
-#: Called after every confirmed action (and undo) with what was done ("Ann: 6C: founds a
-#: chain", "undo") and the engine's events: the journal has it by then.
+#: Called after every confirmed action (and undo) with what was done ("Ann: 7I: grows Tower
+#: to 4 tiles", "undo": :func:`~tabletop.table.confirmed.done`) and the engine's events: the
+#: journal has it by then.
 Listener = Callable[[str, list[dict[str, Any]]], None]
 
 
@@ -524,7 +526,8 @@ class Assistant(AgreedEndFlow):
         elif isinstance(action, act.Market) and self._seen is not None and tile in self._seen:
             self._flag(tile, "the stock market's tile",
                        Message("{tile} goes back in the bag: take it off", tile=tile))
-        self._tell(Message("{player}: {action}", player=actor, action=label))
+        self._tell(Message("{player}: {action}", player=actor,
+                           action=done(self.game, action, self.events, label)))
 
     def _command(self, command: str) -> None:
         if command in (AGREE, REFUSE):

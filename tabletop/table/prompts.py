@@ -338,7 +338,7 @@ def effects(game: Game, option: Option | None, basket: list[int] = (),
     return ()
 
 
-def _joined(game: Game, cell: int) -> int:
+def tiles_joined(game: Game, cell: int) -> int:
     """How many tiles a chain gains from a tile on ``cell``: it and the lone tiles it connects."""
     cells, neighbours = game.board.cells, game.geometry.neighbours
     seen, stack = {cell}, [cell]
@@ -372,9 +372,9 @@ def _placing(game: Game, cell: int) -> tuple[Message, ...]:
         if len(touched) != 1:
             return ()
         (chain,) = touched
-        return tuple(_growing(game, chain, board.sizes[chain] + _joined(game, cell)))
+        return tuple(_growing(game, chain, board.sizes[chain] + tiles_joined(game, cell)))
     if what == PUT_FOUND:
-        size, money = _joined(game, cell), game.rules.money
+        size, money = tiles_joined(game, cell), game.rules.money
         prices = sorted({game.rules.price(c, size) for c, n in enumerate(board.sizes) if not n})
         if len(prices) == 1:
             return (Message("founds a chain of {size} tiles at {price} a share", size=size,
@@ -403,7 +403,7 @@ def _merging(game: Game, cell: int, touching: tuple[int, ...], survivor: int) ->
                             size=board.sizes[chain], survivor=chains[survivor].name))
         said.append(_paying(game, chain))
     # The tile on the cell may already be down (LONE) while the merger waits for a choice.
-    joined = _joined(game, cell)
+    joined = tiles_joined(game, cell)
     size = sum(board.sizes[c] for c in touching) + joined
     return tuple(said + _growing(game, survivor, size))
 
@@ -419,7 +419,7 @@ def _paying(game: Game, chain: int) -> Message:
 
 def _founding(game: Game, chain: int) -> Message:
     pending, rules = game.pending, game.rules
-    size = _joined(game, pending.cell)
+    size = tiles_joined(game, pending.cell)
     name, price = rules.chains[chain].name, rules.money(rules.price(chain, size))
     player = game.names[pending.player]
     if game.bank[chain]:

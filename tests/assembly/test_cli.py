@@ -233,7 +233,8 @@ def test_slip_without_a_journal_says_so_and_creates_nothing(tmp_path):
                  TABLETOP_CONFIG=str(tmp_path / "no-config.toml"))
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr == f"tabletop: no journal at {data / 'journal.db'}: " \
-                            "no game has been recorded there yet\n"
+                            "no game has been recorded there yet; `tabletop run` records the " \
+                            "table's games there; another journal is given with --journal DB\n"
     assert not data.exists()          # no data folder, no slip.key in it
 
 
@@ -272,14 +273,14 @@ def on_terminal(*args: str, interrupt_at: bytes | None = None) -> tuple[int, str
     return process.returncode, stdout, shown
 
 
-def test_ctrl_c_in_a_long_simulate_says_how_many_games_it_finished_and_exits_130():
+def test_ctrl_c_in_a_long_simulate_says_how_far_it_got_in_one_line_and_exits_130():
     status, stdout, shown = on_terminal("simulate", "--games", "100000",
                                         interrupt_at=b" games/s ")
     text = shown.decode()
     assert status == 130, text
     assert stdout == ""
-    finished = re.search(r"tabletop: simulate finished ([\d,]+) of 100,000 games in [\d.]+ s\r?\n"
-                         r"tabletop: stopped\r?\n$", text)
+    finished = re.search(r"tabletop: simulate stopped after ([\d,]+) of 100,000 games in "
+                         r"[\d.]+ s \([\d,]+ games/s\)\r?\n$", text)
     assert finished, text
     assert 1 <= int(finished[1].replace(",", "")) < 100000
     assert "Traceback" not in text and "KeyboardInterrupt" not in text

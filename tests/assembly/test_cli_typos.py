@@ -73,7 +73,7 @@ def test_an_extra_argument_is_refused_by_its_command(capsys):
                                          ("vision-reprot", "vision-report")])
 def test_a_typo_in_a_command_name_names_the_command_meant(capsys, typo, meant):
     err = refused(capsys, typo)
-    assert err.startswith("usage: tabletop [-h] COMMAND")
+    assert err.startswith("usage: tabletop [-h] [--version] COMMAND")
     assert f"tabletop: error: unknown command {typo!r}: did you mean {meant}? " \
            f"(commands: replay, games, " in err
 

@@ -23,7 +23,8 @@ from tabletop.engine.game import Game
 from tabletop.engine.random_play import random_action
 from tabletop.engine.ruleset import available_rules, load_rules
 from tabletop.engine.state import state_json
-from tabletop.engine.table_script import replay
+from tabletop.engine.actions import Found, Place
+from tabletop.engine.table_script import decode_line, parse_action, replay
 from tabletop.journal.journal import open_for_reading
 from tabletop.assembly.demo_view import (
     Style, board_lines, cash_lines, chain_letters, grid_lines, title_lines, wants_colour)
@@ -285,3 +286,138 @@ def test_the_title_names_the_mode_played_of_every_rule_set():
                                        f"{', '.join(ruleset.bonus_mode(mode).names)})")
             assert lines[3:] == ["  players: 2 bots, Ann and Bob",
                                  "  seed: 9 (the same seed plays the same game)"]
+
+
+# --- a whole game: what each action did, the final standings, shares worth nothing ------------
+
+#: The tests reading the whole game run in one worker, which plays it once.
+WHOLE_GAME = pytest.mark.xdist_group("demo-output-finished")
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory) -> tuple[str, Path, int]:
+    """A whole game of four bots (seed 0: mergers whose shares are kept to the end), as the
+    command prints it into a pipe, and the journal it names."""
+    tmp_path = tmp_path_factory.mktemp("demo-whole")
+    done = subprocess.run([sys.executable, "-m", "tabletop.cli", "demo", "--headless",
+                           "--seed", "0", "--players", "4"],
+                          capture_output=True, text=True, env=demo_env(tmp_path), timeout=900)
+    assert done.returncode == 0, done.stderr
+    return (done.stdout, *printed_journal(done.stdout))
+
+
+def journal_game(path: Path, game_id: int) -> tuple[Game, dict[str, str], dict]:
+    """The journal's game replayed action by action: the final game; what each tile placed
+    did by the board once it was in (the line a reader should get: a merger's, its end);
+    and the payout, as ``{name: [cash before it, bonuses, sales]}``."""
+    with open_for_reading(path) as journal:
+        lines = journal.lines(game_id)
+    game = replay(lines[:1]).game
+    names = [chain.name for chain in game.rules.chains]
+    said: dict[str, str] = {}
+    tile, merging, payout = "", False, {}
+    for text in lines[1:]:
+        action, cash = parse_action(decode_line(text)), dict(zip(game.names, game.cash))
+        events = game.push(action)
+        sizes = game.board.sizes
+        if isinstance(action, Place):
+            tile = game.geometry.labels[game.geometry.parse(action.tile)]
+            owner = game.board.cells[game.geometry.parse(tile)]
+            said[tile] = f"{tile}: grows {names[owner]} to {sizes[owner]} tiles" \
+                if owner >= 0 else f"{tile}: a lone tile"
+            merging = game.merger is not None
+        elif isinstance(action, Found):
+            said[tile] = f"{tile}: founds {action.chain} ({sizes[names.index(action.chain)]} tiles)"
+        if merging and game.merger is None:
+            owner = game.board.cells[game.geometry.parse(tile)]
+            said[tile] = f"into {names[owner]}, which grows to {sizes[owner]} tiles"
+            merging = False
+        if any(event["event"] == "game_over" for event in events):
+            payout = {name: [cash[name], 0, 0] for name in game.names}
+            for event in events:
+                if event["event"] == "bought":
+                    payout[event["player"]][0] -= event["cost"]
+                elif event["event"] == "bonus":
+                    payout[event["player"]][1] += event["amount"]
+                elif event["event"] == "sold":
+                    payout[event["player"]][2] += event["cash"]
+    return game, said, payout
+
+
+@WHOLE_GAME
+def test_each_placement_says_what_it_did_with_the_size_the_board_then_has(finished):
+    out, path, game_id = finished
+    printed = {}
+    for line in out.splitlines():
+        found = re.match(r"^turn +\d+  \w+: (\d+[A-I]): (.*)$", line)
+        if found:
+            printed[found.group(1)] = f"{found.group(1)}: {found.group(2)}"
+    _, expected, _ = journal_game(path, game_id)
+    assert set(printed) == set(expected)
+    for tile, line in expected.items():
+        if line.startswith("into "):          # a merger: the survivor once it is over
+            assert printed[tile].startswith(f"{tile}: merges ") and \
+                printed[tile].endswith(line), (printed[tile], line)
+        else:
+            assert printed[tile] == line
+    assert any(" founds " in line for line in expected.values())
+    assert any(line.startswith("into ") for line in expected.values())
+    # A founding is one line naming the chain; a holder keeping every share takes none.
+    assert "founds a chain" not in out and "keep all" not in out and "so far" not in out
+
+
+def books(board: list[str], name: str) -> list[str]:
+    """A player's shares as printed beside the board, a wrapped line joined to its first."""
+    column = next(line.index("cash and shares") for line in board if "cash and shares" in line)
+    beside = [line[column:] for line in board]
+    start = next(i for i, line in enumerate(beside) if re.match(rf"{name} +\S+  ", line))
+    entries = re.match(rf"{name} +\S+  (.*)$", beside[start]).group(1).split("  ")
+    for line in beside[start + 1:]:
+        if not line.startswith(" "):
+            break
+        entries += line.strip().split("  ")
+    return [entry.strip() for entry in entries if entry.strip() not in ("", "-")]
+
+
+@WHOLE_GAME
+def test_shares_of_chains_merged_away_are_marked_and_said_to_be_worth_nothing(finished):
+    out, path, game_id = finished
+    game, _, _ = journal_game(path, game_id)
+    names = [chain.name for chain in game.rules.chains]
+    letters = dict(zip(names, chain_letters(names)))
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("final board: "))
+    board = lines[start + 1:lines.index("", start)]
+    worthless = lines.index("Worth nothing: the shares of chains merged away, still held at "
+                            "the end:")
+    held = {player["name"]: player["shares"] for player in state_json(game)["players"]}
+    assert any(held.values())                 # the seed keeps such shares to the end
+    for name, shares in held.items():
+        # At the end only shares of chains merged away are left: marked so beside the board,
+        # each chain listed as merged away, and said to be worth nothing.
+        assert books(board, name) == [f"{letters[chain]}{shares[chain]} (merged)"
+                                      for chain in names if chain in shares]
+        for chain in shares:
+            assert not game.board.sizes[names.index(chain)]
+            assert any(re.search(rf"{letters[chain]} {chain} +merged away$", line)
+                       for line in board), chain
+        listed = ", ".join(f"{shares[chain]} {chain}" for chain in names if chain in shares)
+        assert (f"  {name}: {listed}" in lines[worthless + 1:worthless + 1 + len(held)]) == \
+            bool(shares)
+
+
+@WHOLE_GAME
+def test_the_final_standings_show_how_each_total_adds_up_as_the_journal_has_it(finished):
+    out, path, game_id = finished
+    game, _, payout = journal_game(path, game_id)
+    money = game.rules.money
+    lines = out.splitlines()
+    shown = lines[lines.index("Final standings:") + 1:][:len(game.names)]
+    for line, standing in zip(shown, state_json(game)["standings"]):
+        cash, bonuses, sales = payout[standing["name"]]
+        assert cash + bonuses + sales == standing["cash"]
+        assert re.fullmatch(
+            rf"  {standing['rank']}\. {standing['name']} +{re.escape(money(standing['cash']))}"
+            rf" = +{re.escape(money(cash))} cash \+ +{re.escape(money(bonuses))} bonuses \+ +"
+            rf"{re.escape(money(sales))} shares sold", line), line
+    assert any(bonuses for _, bonuses, _ in payout.values())

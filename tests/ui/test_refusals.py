@@ -342,7 +342,7 @@ def test_a_calibration_refused():
             (image, [good[0], good[2], good[1], good[3]],
              "角落必須依 1A 12A 12I 1I 的順序點選（照盤面擺放的方向繞一圈）；這幾點交叉、摺疊或繞反了"),
             (image, [(40, 40), (44, 40), (44, 43), (40, 43)],
-             "這些角落幾乎沒有圍出範圍：請點選四個角落格子的中心"),
+             "這些角落幾乎沒有圍出範圍：每一點都必須是盤面四個角落格子之一的中心，1A 12A 12I 1I"),
             # A black picture: no marker is where the board would put it.
             (image, good, "標記 0, 1, 2, 3 不在畫面中：請轉動相機或把它移遠一點，直到整個盤面和"
                           "四個標記都入鏡")):
