@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import terminal_run
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -239,38 +240,7 @@ def test_slip_without_a_journal_says_so_and_creates_nothing(tmp_path):
 
 
 def on_terminal(*args: str, interrupt_at: bytes | None = None) -> tuple[int, str, bytes]:
-    """``tabletop ARGS`` with standard error on a pseudo-terminal (standard output piped):
-    (exit status, standard output, what the terminal showed). With ``interrupt_at``, Ctrl-C
-    (SIGINT) is sent as soon as the terminal shows those bytes."""
-    import pty
-    import select
-    import signal
-
-    master, slave = pty.openpty()
-    process = subprocess.Popen([sys.executable, "-m", "tabletop", *args], cwd=ROOT,
-                               env=environment(), stdin=subprocess.DEVNULL,
-                               stdout=subprocess.PIPE, stderr=slave)
-    os.close(slave)
-    shown, sent = b"", False
-    try:
-        while select.select([master], [], [], 120)[0]:   # a guard against a hang, not a wait
-            try:
-                chunk = os.read(master, 4096)
-            except OSError:              # EIO: the process closed the terminal (it ended)
-                break
-            if not chunk:
-                break
-            shown += chunk
-            if interrupt_at is not None and not sent and interrupt_at in shown:
-                process.send_signal(signal.SIGINT)
-                sent = True
-        stdout = process.communicate(timeout=120)[0].decode()
-    finally:
-        os.close(master)
-        if process.poll() is None:
-            process.kill()
-    assert interrupt_at is None or sent, shown
-    return process.returncode, stdout, shown
+    return terminal_run.on_terminal(*args, interrupt_at=interrupt_at, env=environment())
 
 
 def test_ctrl_c_in_a_long_simulate_says_how_far_it_got_in_one_line_and_exits_130():

@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import terminal_run
 
 from tabletop.cli import main
 from tabletop.journal.journal import Journal
@@ -117,29 +118,8 @@ def test_tabletop_alone_lists_the_commands_and_version_prints_one(capsys):
 
 def on_terminal(*args: str) -> tuple[int, str, str]:
     """``tabletop ARGS`` with standard error on a pseudo-terminal, as a person runs it."""
-    import pty
-    import sys
-
-    leader, follower = pty.openpty()
-    process = subprocess.Popen([sys.executable, "-m", "tabletop", *args], cwd=ROOT,
-                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=follower)
-    os.close(follower)
-    shown = b""
-    try:
-        while True:
-            try:
-                chunk = os.read(leader, 4096)
-            except OSError:              # EIO: the process closed the terminal (it ended)
-                break
-            if not chunk:
-                break
-            shown += chunk
-        out = process.communicate(timeout=60)[0].decode()
-    finally:
-        os.close(leader)
-        if process.poll() is None:
-            process.kill()
-    return process.returncode, out, shown.decode().replace("\r\n", "\n")
+    status, out, shown = terminal_run.on_terminal(*args)
+    return status, out, shown.decode().replace("\r\n", "\n")
 
 
 def test_a_script_that_is_not_json_names_the_file_on_a_terminal(tmp_path):
