@@ -66,7 +66,13 @@ class DisposalOrder(StrEnum):
 
 
 class FinalCount(StrEnum):
-    """``end.final_count``: tiles on the board, or tiles plus enclosed territory."""
+    """``end.final_count``: tiles on the board, or tiles plus territory.
+
+    Territory is the empty cells of the pockets a chain's own tiles alone
+    enclose (never the board's edge). A territory game may also end once no
+    chain can grow except into its own pockets: "when all disputed borders
+    are resolved" (ACQUISITIONS).
+    """
 
     TILES = "tiles"
     TERRITORY = "territory"

@@ -3,7 +3,9 @@
 The current player declares the end once :meth:`EndingFlow.end_allowed` (or
 the table agrees to end); the turn is finished, then, by the rule set:
 MEGAcquire's closing phase (``pending.kind == "closing"``: the remaining tiles
-are placed, growing companies, no purchases), ACQUISITIONS' territory count,
+are placed, growing companies, no purchases), ACQUISITIONS' territory count
+(each kingdom adds the empty hexes of the pockets its own castles alone
+enclose: :meth:`tabletop.engine.board.Board.enclosed`),
 and for every game the bonuses of each active chain and the sale of every
 share at its price. An agreed end in a ``complete_round`` rule set first lets
 the round finish, so the player before the first plays last.
@@ -25,7 +27,13 @@ class EndingFlow:
     """End-of-game steps of :class:`~tabletop.engine.game.Game` (a mixin: see the module's docstring)."""
 
     def end_allowed(self) -> bool:
-        """Whether the current player may declare the end now."""
+        """Whether the current player may declare the end now.
+
+        By the rule file: a chain of option ``end_size`` tiles, every chain
+        safe (``end.when_all_safe``), or in a territory count (ACQUISITIONS)
+        no chain able to grow but into its own pockets; and always after a
+        full round in which nobody placed.
+        """
         if self.pending is None or self.end_declared:
             return False
         if self.passes >= len(self.names):
@@ -34,9 +42,11 @@ class EndingFlow:
         largest = max(sizes)
         if self._end_size is not None and largest >= self._end_size:
             return True
-        if largest < safe_size or not self.rules.end_when_all_safe:
+        if not largest:
             return False
-        return all(size >= safe_size for size in sizes if size)
+        if self.rules.end_when_all_safe and all(size >= safe_size for size in sizes if size):
+            return True
+        return self.rules.final_count == FinalCount.TERRITORY and self.board.growth_left() is None
 
     def remaining_cells(self) -> list[int]:
         """Virtual mode: the free cells that a tile in a hand or the bag names."""
@@ -115,14 +125,25 @@ class EndingFlow:
             if not self.options["agreed_end"]:
                 raise IllegalAction(Message("this table plays without ending by agreement"))
         elif not self.end_allowed():
-            safe = self.rules.safe_size
-            raise IllegalAction(
-                Message("the end may not be declared yet: it needs every chain on the board safe "
-                        "({safe}+)", safe=safe) if self._end_size is None else
-                Message("the end may not be declared yet: it needs a chain of {size}+ tiles or "
-                        "every chain on the board safe ({safe}+)", size=self._end_size, safe=safe))
+            raise IllegalAction(self._not_yet())
         self.end_declared, self.end_agreed = True, action.agreed
         self._emit("end_declared", player=self.names[self.current], agreed=action.agreed)
+
+    def _not_yet(self) -> Message:
+        """Why the end may not be declared now, in the rule set's terms."""
+        if self.rules.final_count == FinalCount.TERRITORY and not self.rules.end_when_all_safe:
+            growth = self.board.growth_left()
+            if growth is None:
+                return Message("the end may not be declared yet: no chain is on the board")
+            cell, chain = growth
+            return Message("the end may not be declared yet: {chain} can still grow at {tile}",
+                           chain=self._name(chain), tile=self.geometry.labels[cell])
+        safe = self.rules.safe_size
+        if self._end_size is None:
+            return Message("the end may not be declared yet: it needs every chain on the board safe "
+                           "({safe}+)", safe=safe)
+        return Message("the end may not be declared yet: it needs a chain of {size}+ tiles or "
+                       "every chain on the board safe ({safe}+)", size=self._end_size, safe=safe)
 
     def _final_payout(self) -> None:
         if self.rules.final_count == FinalCount.TERRITORY:

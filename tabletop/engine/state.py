@@ -12,6 +12,9 @@ show at a disclosure level:
 ==========  ==================================================
 
 Tiles in hands are never shown on a shared screen. Final standings are public.
+Once the game is over each player also has ``worthless``: the shares still
+held, of chains not on the board, which the final count valued at nothing
+(shown with the holdings, from ``players`` up).
 """
 
 from __future__ import annotations
@@ -55,6 +58,8 @@ def state_json(game: Game) -> dict[str, Any]:
             "shares": {chain_names[c]: n for c, n in enumerate(game.holdings[seat]) if n}}
         if game.virtual:
             entry["tiles"] = [game.geometry.tile_labels[t] for t in sorted(game.hands[seat])]
+        if game.standings is not None:
+            entry["worthless"] = _worthless(game, seat)
         players.append(entry)
     standings = None
     if game.standings is not None:
@@ -76,6 +81,28 @@ def state_json(game: Game) -> dict[str, Any]:
         "dead_tiles": [labels[c] for c in game.dead],
         "end_declared": game.end_declared,
     }
+
+
+def _worthless(game: Game, seat: int) -> dict[str, int]:
+    """Once the game is over: ``seat``'s shares of chains not on the board, worth nothing.
+
+    Every share of a chain on the board was sold in the final count; these
+    were not, and count 0 towards the player's cash.
+
+    >>> from tabletop.engine.table_script import replay
+    >>> lines = ['{"setup": {"rules": "acquire", "players": ["Ann", "Bob"]}}',
+    ...          '{"do": "end", "agreed": true}', '{"do": "no_tile"}',
+    ...          '{"do": "buy", "shares": {}}']
+    >>> game = replay(lines).game
+    >>> game.over
+    True
+    >>> game.holdings[0][0] = 2         # Ann kept 2 Tower shares of a chain merged away
+    >>> _worthless(game, 0), _worthless(game, 1)
+    ({'Tower': 2}, {})
+    """
+    chains = game.rules.chains
+    return {chains[c].name: held for c, held in enumerate(game.holdings[seat])
+            if held and not game.board.sizes[c]}
 
 
 def pending_json(game: Game) -> dict[str, Any] | None:
@@ -137,6 +164,7 @@ def view(state: dict[str, Any], level: str | None = None) -> dict[str, Any]:
             player.pop("cash", None)
         if rank < LEVELS.index(Disclosure.PLAYERS):
             player.pop("shares", None)
+            player.pop("worthless", None)
     if rank < LEVELS.index(Disclosure.BANK):
         for chain in shown["chains"].values():
             chain.pop("bank_shares", None)

@@ -31,8 +31,6 @@ from pathlib import Path
 import pytest
 
 from tabletop import load_rules, replay, state_json
-from tabletop.engine.board import LONE, TURNOVER, Board
-from tabletop.geometry.hexgrid import HexGrid
 from table_script import Table as ScriptTable
 
 RULES = load_rules("acquisitions")
@@ -357,133 +355,24 @@ def test_place_names_the_hex_not_the_card():
 
 
 # --------------------------------------------------------------------------
-# 7. Territory: the empty hexes a kingdom's border encloses
+# 7. The end and territory: tests/engine/test_acquisitions_territory.py
 # --------------------------------------------------------------------------
-# A 5 x 5 odd-r grid, rows A..E: C-3's six neighbours are B-2, B-3, C-2, C-4,
-# D-2, D-3. 0 and 1 are kingdoms; L a lone castle, T an upturned one.
-
-SMALL = HexGrid(rows=5, columns=5, offset="odd-r")
-RING = ["B-2", "B-3", "C-2", "C-4", "D-2", "D-3"]
-
-
-def small_board(cells):
-    board = Board(SMALL, chains=2, safe_size=11)
-    for label, owner in cells.items():
-        board.cells[SMALL.parse(label)] = owner
-    for owner in board.cells:
-        if owner >= 0:
-            board.sizes[owner] += 1
-    return board
-
-
-def test_small_board_ring():
-    assert near("C-3", SMALL) == set(RING)
-
-
-@pytest.mark.parametrize("cells, expected", [
-    ({}, [0, 0]),                                                        # nobody's
-    # the ring encloses C-3; the outside touches a lone castle at E-5
-    ({**dict.fromkeys(RING, 0), "E-5": LONE}, [1, 0]),
-    # one ring hex belongs to another kingdom: touching two kingdoms
-    ({**dict.fromkeys(RING, 0), "D-3": 1, "E-5": LONE}, [0, 0]),
-    # a lone castle in the ring
-    ({**dict.fromkeys(RING, 0), "D-3": LONE, "E-5": LONE}, [0, 0]),
-    # an upturned castle in the ring
-    ({**dict.fromkeys(RING, 0), "D-3": TURNOVER, "E-5": LONE}, [0, 0]),
-    # a gap in the ring: C-3 runs out to the lone castle
-    ({**dict.fromkeys(RING[:-1], 0), "E-5": LONE}, [0, 0]),
-    # the edge encloses: row C cuts off rows A-B (10 hexes); row D touches both kingdoms
-    ({**{f"C-{c}": 0 for c in range(1, 6)}, **{f"E-{c}": 1 for c in range(1, 6)}}, [10, 0]),
-    # a corner: A-2 and B-1 close off A-1
-    ({"A-2": 1, "B-1": 1, "E-5": LONE}, [0, 1]),
-    # one kingdom alone on the board encloses every empty hex (as in Go)
-    ({"C-3": 0, "C-4": 0}, [23, 0]),
-])
-def test_enclosed(cells, expected):
-    assert small_board(cells).enclosed() == expected
-
-
-def test_enclosed_corner_hole_for_the_second_kingdom():
-    # E-5 (row E is unshoved) touches D-4, D-5, E-4 only; fill those with kingdom 1.
-    assert near("E-5", SMALL) == {"D-4", "D-5", "E-4"}
-    board = small_board({**dict.fromkeys(RING, 0), "D-4": 1, "D-5": 1, "E-4": 1})
-    # C-3 for kingdom 0, E-5 for kingdom 1; the big outside touches both.
-    assert board.enclosed() == [1, 1]
-
-
-# End to end: White Crest fills global row 1 (1/B-1..2/B-6, 12 castles, safe).
-# Row 0 (12 hexes) lies between it and the edge: territory. Rows 2-9 are
-# territory too, unless a castle that is not White Crest's touches them.
-#
-#   1  Ann 4/E-6 lone (or no_tile)   2 Bob 1/B-1 lone
-#   3  Ann 1/B-2 founds White Crest, buys 3 @200 = 600      Ann 5400, 4 cards
-#   4  Bob 1/B-3: 3 castles, buys 2 @300 = 600             Bob 5400, 2 cards
-#   5-12  1/B-4 .. 2/B-5: 11 castles
-#   13 Ann 2/B-6: 12 castles (700); declares the end, buys nothing.
-
-WHITE_12 = [f"1/B-{c}" for c in range(1, 7)] + [f"2/B-{c}" for c in range(1, 7)]
-
-
-@pytest.mark.parametrize("first, territory, price", [
-    ("4/E-6", 12, 800),       # the lone castle leaves rows 2-9 undecided: 12 + 12 = 24 -> 800
-    (None, 12 + 96, 1000),    # nothing else on the board: 12 + 108 = 120 -> 1000
-])
-def test_territory_prices_the_final_payout(first, territory, price):
-    assert WHITE_12 == [at(1, c) for c in range(12)]
-    t = Table([ANN, BOB], {ANN: "A-1", BOB: "A-2"})
-    if first:
-        t.turn(first)
-    else:
-        t.do("no_tile", player=ANN)
-        t.do("buy", shares={}, player=ANN)
-    t.turn(WHITE_12[0])
-    t.turn(WHITE_12[1], found="White Crest", buy={"White Crest": 3})
-    t.turn(WHITE_12[2], buy={"White Crest": 2})
-    t.region(WHITE_12[3:11], "White Crest")
-    assert t.state()["end_allowed"] is True  # 11 castles: the only kingdom is safe
-    t.do("place", tile=WHITE_12[11], player=ANN)
-    st = t.state()
-    assert st["chains"]["White Crest"] == {"size": 12, "price": 700, "safe": True,
-                                           "bank_shares": 35 - 6, "bonuses": [7000, 3500]}
-    assert "territory" not in st["chains"]["White Crest"]
-    t.do("end", player=ANN)
-    assert t.pending() == ("buy", ANN)
-    events = t.do("buy", shares={}, player=ANN)
-    # No closing phase: the final payout at once, with the territory priced in.
-    assert not of(events, "closing")
-    assert of(events, "territory") == [{"event": "territory", "chain": "White Crest",
-                                        "cells": territory, "size": 12 + territory}]
-    st = t.replayed()
-    assert st["pending"] is None
-    white = st["chains"]["White Crest"]
-    assert (white["size"], white["territory"], white["price"]) == (12, territory, price)
-    assert white["bonuses"] == [10 * price, 5 * price]
-    bonuses = {e["player"]: e["amount"] for e in of(events, "bonus")}
-    sold = {e["player"]: e["cash"] for e in of(events, "sold")}
-    assert bonuses == {ANN: 10 * price, BOB: 5 * price}
-    assert sold == {ANN: 4 * price, BOB: 2 * price}
-    assert st["standings"] == [
-        {"name": ANN, "cash": 5400 + 10 * price + 4 * price, "rank": 1},
-        {"name": BOB, "cash": 5400 + 5 * price + 2 * price, "rank": 2}]
-    # with 800: Ann 16600, Bob 11000 (without territory, 700: 15200 and 10300)
-    if price == 800:
-        assert [s["cash"] for s in st["standings"]] == [16600, 11000]
-
 
 # --------------------------------------------------------------------------
 # 8. Ending by agreement completes the round
 # --------------------------------------------------------------------------
 # Bob starts (A-6 is closer to A-1 than B-1 and B-2); the round is Bob, Cy,
 # Ann. Cy agrees to end on turn 2; Ann, the last of the round, plays turn 3
-# and the game ends. The lone castle at 4/E-6 keeps the open board from
-# counting as White Crest's territory.
+# and the game ends. No kingdom is on the board when Cy tries to declare the
+# end; White Crest's two castles enclose nothing.
 
 def test_agreed_end_completes_the_round():
     t = Table([ANN, BOB, CY], {ANN: "B-2", BOB: "A-6", CY: "B-1"})
     assert t.pending() == ("place", BOB)
     t.turn("4/E-6")
     t.do("place", tile="1/A-1", player=CY)
-    t.refused("end", match="may not be declared", player=CY)
+    message = t.refused("end", match="may not be declared", player=CY)
+    assert message == "the end may not be declared yet: no chain is on the board"
     events = t.do("end", agreed=True, player=CY)
     assert events == [{"event": "end_declared", "player": CY, "agreed": True}]
     t.do("buy", shares={}, player=CY)

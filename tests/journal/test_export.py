@@ -170,8 +170,9 @@ def renamed(lines: list[str], names: dict[str, str]) -> list[str]:
 
 def test_csv_cells_a_spreadsheet_would_run_are_neutralised_and_numbers_stay_numbers(tmp_path, env):
     db = tmp_path / "journal.db"
-    # A link formula (within the names' 24 columns), a function, names that look like numbers.
-    names = {"A": '=HYPERLINK("x","click")', "B": "@SUM(A1)", "C": "-300", "D": "+1"}
+    # A link formula (within the names' 24 columns), a function, names that look like numbers,
+    # a name that starts with a minus sign.
+    names = {"A": '=HYPERLINK("x","click")', "B": "@SUM(A1)", "C": "-300", "D": "+1", "E": "-Ann"}
     game = [json.dumps(x) for x in play_random_game("acquire", list(names), seed=3).script()]
     journaled(db, game, renamed(game, names))
     plain, attacked = payout_rows(env, db, 1), payout_rows(env, db, 2)
@@ -181,7 +182,7 @@ def test_csv_cells_a_spreadsheet_would_run_are_neutralised_and_numbers_stay_numb
         assert "'" + names[mine["player"]] == theirs["player"]
         for column in ("seat", "chain", "kind", "shares", "amount"):
             assert theirs[column] == mine[column], column       # numbers as they were
-        assert int(theirs["amount"]) > 0 and int(theirs["seat"]) in (1, 2, 3, 4)
+        assert int(theirs["amount"]) > 0 and int(theirs["seat"]) in (1, 2, 3, 4, 5)
     out = tmp_path / "payouts.csv"
     result = run(env, "export", "2", "--journal", db, "--format", "csv", "--out", out)
     assert result.returncode == 0, result.stderr
@@ -206,3 +207,22 @@ def test_a_carriage_return_in_a_name_cannot_split_a_payout_row(monkeypatch):
     assert rows == [list(export.CSV_COLUMNS), ["7", forged, "1", "Tower", "bonus", "", "3000"],
                     ["7", "Bob", "2", "Tower", "final_sale", "5", "-300"]]
     assert text.endswith("\n7,Bob,2,Tower,final_sale,5,-300\n")     # other rows as ever
+
+
+def test_text_cells_are_quoted_before_a_formula_and_numbers_are_written_as_numbers(monkeypatch):
+    """OWASP's rule cell by cell: a text cell starting with = + - @, tab or CR gets a leading ',
+    wherever it stands in the row; an int the engine computed (a negative amount included) is a
+    number, not a formula, and is written as it is."""
+    from tabletop.journal import export
+
+    monkeypatch.setattr(export, "payouts", lambda lines: [
+        export.Payout('=HYPERLINK("http://x","click")', 0, "Tower", "bonus", None, 3000),
+        export.Payout("-Ann", 1, "-Tower", "final_sale", 5, -300),
+        export.Payout("\tTab", 2, "@Luxor", "bonus", None, 0),
+        export.Payout("Ann-Marie", 3, "Tower", "trade_in", 2, 400)])
+    rows = list(csv.reader(io.StringIO(export.to_csv(7, []), newline="")))
+    assert rows[1:] == [
+        ["7", '\'=HYPERLINK("http://x","click")', "1", "Tower", "bonus", "", "3000"],
+        ["7", "'-Ann", "2", "'-Tower", "final_sale", "5", "-300"],
+        ["7", "'\tTab", "3", "'@Luxor", "bonus", "", "0"],
+        ["7", "Ann-Marie", "4", "Tower", "trade_in", "2", "400"]]
