@@ -1,7 +1,7 @@
 """The ``tabletop`` command line: parses the arguments and hands each command to its room.
 
 ``replay``, ``rules`` and ``simulate`` use the engine alone; ``games``,
-``export``, ``slip`` and ``verify`` the journal and score slips. Commands that
+``export``, ``slip``, ``verify`` and ``key`` the journal and score slips. Commands that
 join the engine to a camera, the screen or devices are wired here, lazily,
 so that the engine installs and runs without OpenCV or Kivy.
 """
@@ -92,7 +92,8 @@ def _parser() -> argparse.ArgumentParser:
     slip.add_argument("game", type=int, metavar="GAME", help="the game's id (see `tabletop games`)")
     slip.add_argument("--journal", metavar="DB", help="the journal (default: the data folder's)")
     slip.add_argument("--key", metavar="KEYFILE",
-                      help="the signing key (default: slip.key in the data folder, made on first use)")
+                      help="the signing key (default: the table's, slip-ed25519.key in the data "
+                           "folder, made on first use); an old HMAC key makes an old slip")
     slip.add_argument("--out", metavar="FILE", help="write the slip's JSON to FILE")
     slip.add_argument("--text", action="store_true",
                       help="print the slip as text for a 58 mm receipt printer (32 columns)")
@@ -103,9 +104,25 @@ def _parser() -> argparse.ArgumentParser:
                         help="the slip's JSON, a file holding its QR code's text (- for "
                              "standard input: a scanner's text), or a photo of the printed "
                              "slip's QR code (.png, .jpg)")
+    verify.add_argument("--public", metavar="KEY",
+                        help="the public key of the table that signed it: the text "
+                             "`tabletop key --public` prints there, or a file holding it")
     verify.add_argument("--key", metavar="KEYFILE",
-                        help="the table's key (default: slip.key in the data folder)")
+                        help="an old HMAC slip's key (default: slip.key in the data folder)")
+    verify.add_argument("--round", type=int, metavar="N",
+                        help="refuse a slip of another tournament round (with --table)")
+    verify.add_argument("--table", metavar="NAME",
+                        help="refuse a slip of another tournament table (with --round)")
+    verify.add_argument("--tournament", metavar="NAME",
+                        help="refuse a slip of another tournament (with --round and --table)")
     verify.set_defaults(run=_verify)
+
+    key = commands.add_parser("key", help="print the table's slip-signing key's fingerprint "
+                              "(--public: its public key, for a tournament director)")
+    key.add_argument("--public", action="store_true",
+                     help="print the public key and its fingerprint, to be saved or pasted by "
+                          "whoever checks the table's slips")
+    key.set_defaults(run=_key)
 
     rules = commands.add_parser("rules", help="list rule sets, or print one's information card")
     rules.add_argument("name", nargs="?", help="a rule set name, e.g. acquire")
@@ -330,17 +347,24 @@ def _export(args: argparse.Namespace) -> int:
 
 def _slip(args: argparse.Namespace) -> int:
     from tabletop.assembly.config import load_config
-    from tabletop.journal.slip import load_key, sign, slip_data, slip_text, table_key
+    from tabletop.journal.slip import load_any_key, sign, slip_data, slip_text, table_signing_key
 
     with _reading(args.journal) as journal:
-        # The game is read before the key: without a journal or a finished game
-        # nothing is made (not the data folder, not the table's key).
+        # The game and --out are checked before the key: without a journal, a finished
+        # game or a file to write nothing is made (not the data folder, not the table's key).
         body = slip_data(journal.info(args.game), journal.lines(args.game))
-        key = load_key(args.key) if args.key else table_key(load_config().data_dir)
+        keep = _table_files(journal.path) + ([Path(args.key)] if args.key else [])
+        refusal = args.out and _refused_target(args.out, keep)
+        if refusal:
+            raise TabletopError(refusal)
+        key = load_any_key(args.key) if args.key else table_signing_key(load_config().data_dir)
         slip = sign(body, key)
+    if isinstance(key, bytes) and sys.stderr.isatty():   # piped, the output stays as it was
+        print("tabletop: an old HMAC slip (the key is an HMAC key): anyone with the key could "
+              "have signed it; leave out --key to sign with the table's Ed25519 key",
+              file=sys.stderr)
     text = json.dumps(slip, indent=2, ensure_ascii=False) + "\n"
     if args.out:
-        keep = _table_files(journal.path) + ([Path(args.key)] if args.key else [])
         code = _output(text, args.out, keep)
         if code or not args.text:
             return code
@@ -348,36 +372,63 @@ def _slip(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from tabletop.assembly.config import load_config
-    from tabletop.journal.slip import (KEY_FILE, MAX_SLIP_BYTES, load_key, parse_slip,
-                                       read_slip, verify)
+    from tabletop.journal.slip import verify
 
-    path = Path(args.key) if args.key else load_config().data_dir / KEY_FILE
-    if not path.exists() and not path.is_symlink():
-        raise TabletopError(_no_key(path, given=bool(args.key)))
-    key = load_key(path)
-    if args.slip == "-":
-        slip = parse_slip(sys.stdin.buffer.read(MAX_SLIP_BYTES + 1), "standard input")
-    elif _photo(args.slip):
-        from tabletop.assembly.qr_photo import read_qr_photo
-
-        slip = parse_slip(read_qr_photo(args.slip), args.slip)
-    else:
-        slip = read_slip(args.slip)
-    verdict = verify(slip, key)
-    print(verdict)
+    expected = _expected_seat(args)
+    slip = _read_verified_slip(args.slip)
+    verdict = verify(slip, _verifying_key(args, slip), expected)
+    print(verdict.message)
     return 0 if verdict.valid else EXIT_INVALID
 
 
-def _no_key(path: Path, given: bool) -> str:
-    """What to do without the key a slip is checked with: it is the key of the table that
-    signed the slip (``slip.key`` in that table's data folder, made with its first slip)."""
-    if given:
-        return (f"no key at {path}: give --key the key file of the table that signed the "
-                f"slip (slip.key in that table's data folder)")
-    return (f"no key at {path}: a slip is checked with the key of the table that signed it, "
-            f"and this data folder has none (it signed no slip); run verify on that table, or "
-            f"give its key with --key KEYFILE (slip.key in its data folder)")
+def _verifying_key(args: argparse.Namespace, slip: dict):
+    from tabletop.assembly.config import load_config
+    from tabletop.journal.slip import verifying_key
+
+    if args.public and args.key:
+        raise TabletopError("verify: give --public (a table's public key) or --key (an old "
+                            "HMAC slip's key), not both")
+    return verifying_key(slip, load_config().data_dir, public=args.public, key_file=args.key)
+
+
+def _expected_seat(args: argparse.Namespace):
+    """--round, --table and --tournament as the seat a slip must name (None: any)."""
+    from tabletop.journal.slip import Seat
+
+    if args.round is None and args.table is None and args.tournament is None:
+        return None
+    if args.round is None or args.table is None:
+        raise TabletopError("verify: --round N and --table NAME are given together "
+                            "(--tournament NAME may be added)")
+    return Seat(args.round, args.table, args.tournament)
+
+
+def _read_verified_slip(given: str) -> dict:
+    from tabletop.journal.slip import MAX_SLIP_BYTES, parse_slip, read_slip
+
+    if given == "-":
+        return parse_slip(sys.stdin.buffer.read(MAX_SLIP_BYTES + 1), "standard input")
+    if _photo(given):
+        from tabletop.assembly.qr_photo import read_qr_photo
+
+        return parse_slip(read_qr_photo(given), given)
+    return read_slip(given)
+
+
+def _key(args: argparse.Namespace) -> int:
+    from tabletop.assembly.config import load_config
+    from tabletop.journal.slip import SIGNING_KEY_FILE, public_key_text, table_signing_key
+
+    data = load_config().data_dir
+    key = table_signing_key(data)
+    if args.public:
+        sys.stdout.write(public_key_text(key.public))
+    else:
+        print(f"the table's signing key: {data / SIGNING_KEY_FILE} (private: it never leaves "
+              f"the table)")
+        print(f"fingerprint: {key.public.fingerprint}")
+        print("`tabletop key --public` prints the public key, which checks the table's slips")
+    return 0
 
 
 def _photo(path: str) -> bool:
@@ -387,37 +438,26 @@ def _photo(path: str) -> bool:
 
 
 def _table_files(journal: Path) -> list[Path]:
-    """The files an ``--out`` must never overwrite: the journal's and the table's key."""
+    """The files an ``--out`` must never overwrite: the journal's and the table's keys."""
     from tabletop.assembly.config import load_config
-    from tabletop.journal.slip import KEY_FILE
+    from tabletop.journal.slip import KEY_FILE, SIGNING_KEY_FILE
 
     beside = [Path(f"{journal}{suffix}") for suffix in ("-wal", "-shm", "-journal", ".lock")]
-    return [journal, journal.with_suffix(".log"), *beside, load_config().data_dir / KEY_FILE]
+    data = load_config().data_dir
+    return [journal, journal.with_suffix(".log"), *beside, data / KEY_FILE, data / SIGNING_KEY_FILE]
 
 
 def _output(text: str, path: str | None, keep: Sequence[Path] = ()) -> int:
     """Write ``text`` to ``path`` (standard output without one): a new or a regular file,
     never through a link, never over one of the files in ``keep`` (the journal, the key)."""
     import os
-    import stat
 
     if path is None:
         sys.stdout.write(text)
         return 0
-    try:
-        status = os.lstat(path)
-    except FileNotFoundError:
-        status = None
-    except OSError as error:
-        print(f"tabletop: cannot write {path}: {error.strerror}", file=sys.stderr)
-        return EXIT_ILLEGAL
-    refusal = None if status is None else \
-        "it is a symbolic link" if stat.S_ISLNK(status.st_mode) else \
-        "it is not a regular file" if not stat.S_ISREG(status.st_mode) else \
-        "it is one of the table's own files (its journal or its key)" \
-        if any(_same(path, other) for other in keep) else None
+    refusal = _refused_target(path, keep)
     if refusal is not None:
-        print(f"tabletop: will not write {path}: {refusal}; nothing was written", file=sys.stderr)
+        print(f"tabletop: {refusal}", file=sys.stderr)
         return EXIT_ILLEGAL
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
@@ -428,6 +468,24 @@ def _output(text: str, path: str | None, keep: Sequence[Path] = ()) -> int:
         print(f"tabletop: cannot write {path}: {error.strerror}", file=sys.stderr)
         return EXIT_ILLEGAL
     return 0
+
+
+def _refused_target(path: str, keep: Sequence[Path] = ()) -> str | None:
+    """Why ``_output`` will not write ``path`` (None: it will)."""
+    import os
+    import stat
+
+    try:
+        status = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        return f"cannot write {path}: {error.strerror}"
+    refusal = "it is a symbolic link" if stat.S_ISLNK(status.st_mode) else \
+        "it is not a regular file" if not stat.S_ISREG(status.st_mode) else \
+        "it is one of the table's own files (its journal or its key)" \
+        if any(_same(path, other) for other in keep) else None
+    return None if refusal is None else f"will not write {path}: {refusal}; nothing was written"
 
 
 def _same(path: str, other: Path) -> bool:

@@ -129,7 +129,7 @@ class TableServices:
 
     def print_slip(self) -> Message:
         """Print the finished game's signed score slip; what happened, for the screen."""
-        from tabletop.journal.slip import make_slip, qr_payload, slip_text, table_key
+        from tabletop.journal.slip import make_slip, qr_payload, slip_text, table_signing_key
 
         printer = self._printer()
         if printer is None:
@@ -138,7 +138,7 @@ class TableServices:
         if not isinstance(desk, Assistant) or desk.game.pending is not None:
             return Message("the slip is made when the game is over")
         try:
-            slip = make_slip(self.journal, desk.table.id, table_key(self.data),
+            slip = make_slip(self.journal, desk.table.id, table_signing_key(self.data),
                              clock_synchronised=self.clock())
             text = slip_text(slip, self.config.values["printer"]["columns"])
         except (TabletopError, ValueError) as error:

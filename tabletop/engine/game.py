@@ -175,6 +175,11 @@ class Game(MergerFlow, EndingFlow):
         elif self.bag_count:
             self.bag_count -= 1
 
+    def keep_in_setup(self, **fields: Any) -> None:
+        """Keep setup fields the game does not play by (a tournament ``seat``) in its setup
+        line, so that the game recorded, replayed or undone still carries them."""
+        self._setup.update(fields)
+
     def setup_json(self) -> dict[str, Any]:
         """The table-script setup line that starts this game again (labels canonical)."""
         return {"setup": {key: value for key, value in self._setup.items()
@@ -296,6 +301,8 @@ class Game(MergerFlow, EndingFlow):
         setup = self._setup
         game = Game(self.rules, setup["players"], setup["options"], setup.get("start_tiles"),
                     setup["seed"])
+        game.keep_in_setup(**{key: value for key, value in setup.items()   # a seat, say
+                              if key not in game._setup})
         for action in history:
             game.push(action)
         return game

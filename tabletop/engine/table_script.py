@@ -22,7 +22,7 @@ from tabletop.engine.ruleset import names_file, read_rule_file, rules_from_text
 from tabletop.errors import IllegalAction, ScriptError, TabletopError
 from tabletop.messages import message_of
 
-SETUP_KEYS = ("rules", "players", "options", "start_tiles", "seed", "mode")
+SETUP_KEYS = ("rules", "players", "options", "start_tiles", "seed", "mode", "seat")
 #: What the journal adds to the setup of a game played by a rule file of its own (named
 #: by path): the file's text and its SHA-256, so that the game never depends on the file
 #: again (see record_rules).
@@ -58,6 +58,10 @@ def game_from_setup(line: Any) -> Game:
     start_tiles = setup.get("start_tiles", {})
     if not isinstance(options, dict) or not isinstance(start_tiles, dict):
         raise ScriptError("setup: options and start_tiles must be JSON objects")
+    # The tournament round and table a game is played for: the game ignores it, its score
+    # slip names it (tabletop.journal.seat checks it fully).
+    if not isinstance(setup.get("seat", {}), dict):
+        raise ScriptError('setup: seat must be a JSON object: {"round": N, "table": "NAME"}')
     seed = setup.get("seed")
     mode = setup.get("mode", "virtual" if seed is not None else "physical")
     if mode not in ("physical", "virtual"):
@@ -66,9 +70,12 @@ def game_from_setup(line: Any) -> Game:
         raise ScriptError("setup: virtual mode needs an integer seed")
     if mode == "physical" and seed is not None:
         raise ScriptError("setup: a seed makes sense only in virtual mode")
-    if any(key in setup for key in RECORDED_KEYS):
-        return _recorded(setup, players, options, start_tiles, seed)
-    return _started(rules, players, options, start_tiles, seed)
+    game = _recorded(setup, players, options, start_tiles, seed) \
+        if any(key in setup for key in RECORDED_KEYS) else \
+        _started(rules, players, options, start_tiles, seed)
+    if "seat" in setup:
+        game.keep_in_setup(seat=setup["seat"])
+    return game
 
 
 def _started(rules: str, *setup: Any) -> Game:

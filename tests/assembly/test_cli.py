@@ -273,7 +273,7 @@ def test_simulate_shows_a_progress_bar_on_a_terminal_and_none_when_piped():
 #: Arguments each command can be parsed with; every command of ``tabletop --help`` is here.
 PARSEABLE = {
     "replay": [], "games": [], "check": [], "export": ["1"], "slip": ["1"], "verify": ["s"],
-    "rules": [], "config": [], "simulate": [], "markers": ["--out", "m.png"],
+    "key": [], "rules": [], "config": [], "simulate": [], "markers": ["--out", "m.png"],
     "calibrate": ["--image", "e.png", "--corners", "1,1 2,1 2,2 1,2", "--out", "t.json"],
     "recognize": ["--calibration", "t.json", "f.png"], "watch": ["--source", "sim"],
     "vision-report": ["folder"], "demo": [], "run": [], "screenshots": ["--out", "folder"],

@@ -1,4 +1,7 @@
-"""Score slips: contents, the table's key, signatures, tampering, the 32-column receipt."""
+"""Score slips: contents, the old HMAC key, signatures, tampering, the 32-column receipt.
+
+The slips here are signed with the old HMAC key (format 1, as tables signed them before
+Ed25519), which must go on verifying; test_slip_ed25519.py tests today's slips."""
 
 from __future__ import annotations
 
@@ -24,6 +27,8 @@ from tabletop.journal.slip import (KEY_FILE, load_key, make_slip, qr_payload, re
 
 MERGER = (ROOT / "examples" / "merger.jsonl").read_text().splitlines()
 KEY = bytes(range(32))
+#: What `tabletop verify` prints for a valid old slip.
+OLD_VALID = "valid (old HMAC slip: anyone with the table's key could have signed it)\n"
 
 
 def random_script(seed: int, players=("Ann", "Bob", "Cy", "Di")) -> list[str]:
@@ -141,7 +146,7 @@ def test_the_receipt_fits_32_columns(journal):
     assert all(width(line) <= 24 for line in slip_text(slip, columns=24).splitlines())
 
 
-def test_slip_and_verify_from_the_command_line(tmp_path, journal):
+def test_old_slips_made_and_verified_with_an_hmac_key_from_the_command_line(tmp_path, journal):
     game_id = record(journal, random_script(4))
     journal.close()
     env = dict(os.environ, PYTHONPATH=str(ROOT))
@@ -151,26 +156,29 @@ def test_slip_and_verify_from_the_command_line(tmp_path, journal):
         return subprocess.run([sys.executable, "-m", "tabletop", *map(str, args)], capture_output=True,
                               text=True, env=env, cwd=ROOT, timeout=120)
 
-    made = run("slip", game_id, "--journal", tmp_path / "journal.db", "--out", out, "--text")
+    key = table_key(tmp_path / "old-table")          # the old code path: slip.key, made once
+    key_path = tmp_path / "old-table" / KEY_FILE
+    made = run("slip", game_id, "--journal", tmp_path / "journal.db", "--out", out, "--text",
+               "--key", key_path)
     assert made.returncode == 0, made.stderr
     assert "SCORE SLIP" in made.stdout and all(len(x) <= 32 for x in made.stdout.splitlines())
-    key = Path(os.environ["TABLETOP_DATA"]) / KEY_FILE     # made on first use
-    assert stat.S_IMODE(key.stat().st_mode) == 0o600
-    checked = run("verify", out, "--key", key)
-    assert (checked.returncode, checked.stdout) == (0, "valid\n")
+    assert f"HMAC-SHA256 key {json.loads(out.read_text())['signature']['key_id']}" in made.stdout
+    assert json.loads(out.read_text())["slip"] == 1 and len(key) == 32
+    checked = run("verify", out, "--key", key_path)
+    assert (checked.returncode, checked.stdout) == (0, OLD_VALID)
     slip = json.loads(out.read_text())
     slip["players"][1]["cash"] += 1000
     out.write_text(json.dumps(slip))
-    checked = run("verify", out, "--key", key)
+    checked = run("verify", out, "--key", key_path)
     assert (checked.returncode, checked.stdout) == (1, "invalid: field players[1].cash was changed\n")
     (tmp_path / "other.key").write_text("ab" * 32)
     os.chmod(tmp_path / "other.key", 0o600)
     checked = run("verify", out, "--key", tmp_path / "other.key")
     assert checked.returncode == 1 and "another key" in checked.stdout
     out.write_text("{not json")
-    checked = run("verify", out, "--key", key)
+    checked = run("verify", out, "--key", key_path)
     assert checked.returncode == 2 and "is not a slip" in checked.stderr
-    checked = run("verify", tmp_path / "missing.json", "--key", key)
+    checked = run("verify", tmp_path / "missing.json", "--key", key_path)
     assert checked.returncode == 2 and "cannot read" in checked.stderr
 
 
@@ -234,7 +242,7 @@ def test_a_key_given_with_key_must_be_private_too(tmp_path, key_file):
     done = verify_cli(tmp_path, slip, key_file)
     assert done.returncode == 2 and f"chmod 600 {key_file}" in done.stderr
     os.chmod(key_file, 0o600)
-    assert verify_cli(tmp_path, slip, key_file).stdout == "valid\n"
+    assert verify_cli(tmp_path, slip, key_file).stdout == OLD_VALID
 
 
 def test_a_slip_whose_signed_fields_were_emptied_says_so(tmp_path, key_file):
@@ -268,9 +276,9 @@ def test_the_qr_code_text_verifies_from_a_file_and_from_standard_input(tmp_path,
     scanned.write_text(text + "\r\n")   # what a scanner types, line end included
     assert read_slip(scanned)["players"][0]["name"] == "李小龍"
     done = verify_cli(tmp_path, scanned, key_file)
-    assert (done.returncode, done.stdout) == (0, "valid\n"), done.stderr
+    assert (done.returncode, done.stdout) == (0, OLD_VALID), done.stderr
     done = verify_cli(tmp_path, "-", key_file, stdin=text)
-    assert (done.returncode, done.stdout) == (0, "valid\n"), done.stderr
+    assert (done.returncode, done.stdout) == (0, OLD_VALID), done.stderr
     forged = dict(json.loads(json.dumps(read_slip(scanned))))
     forged["players"][0]["cash"] += 1
     scanned.write_text(qr_payload({**forged, "signature": signed["signature"]}))
