@@ -31,6 +31,8 @@ from tabletop.assembly.demo_view import (
 
 pytest.importorskip("cv2")
 
+from whole_game import WHOLE_ACQUIRE  # noqa: E402
+
 TURNS = 4
 
 
@@ -290,20 +292,18 @@ def test_the_title_names_the_mode_played_of_every_rule_set():
 
 # --- a whole game: what each action did, the final standings, shares worth nothing ------------
 
-#: The tests reading the whole game run in one worker, which plays it once.
-WHOLE_GAME = pytest.mark.xdist_group("demo-output-finished")
+#: The tests reading the whole game (tests/assembly/conftest.py's, also read by test_demo.py)
+#: run in one worker, which plays it once.
+WHOLE_GAME = WHOLE_ACQUIRE
 
 
-@pytest.fixture(scope="module")
-def finished(tmp_path_factory) -> tuple[str, Path, int]:
+@pytest.fixture
+def finished(whole_acquire_game) -> tuple[str, Path, int]:
     """A whole game of four bots (seed 0: mergers whose shares are kept to the end), as the
-    command prints it into a pipe, and the journal it names."""
-    tmp_path = tmp_path_factory.mktemp("demo-whole")
-    done = subprocess.run([sys.executable, "-m", "tabletop.cli", "demo", "--headless",
-                           "--seed", "0", "--players", "4"],
-                          capture_output=True, text=True, env=demo_env(tmp_path), timeout=900)
-    assert done.returncode == 0, done.stderr
-    return (done.stdout, *printed_journal(done.stdout))
+    demo prints it into a pipe, and its journal."""
+    played = whole_acquire_game
+    assert f"Game {played.game_id} is kept in the journal:" in played.out
+    return played.out, played.journal, played.game_id
 
 
 def journal_game(path: Path, game_id: int) -> tuple[Game, dict[str, str], dict]:

@@ -313,6 +313,10 @@ class Installed:
     trace: Path | None
 
 
+#: The tests of one install run in one worker, which installs once (a real venv and pip).
+INSTALLED = pytest.mark.xdist_group("pi-privilege-installed")
+
+
 @pytest.fixture(scope="module")
 def installed():
     """Install, let the desktop user attack, install again (under strace where it is)."""
@@ -336,6 +340,7 @@ def installed():
         shutil.rmtree(root, ignore_errors=True)
 
 
+@INSTALLED
 def test_first_install_leaves_the_program_roots_and_read_only_to_the_desktop_user(installed):
     box = installed.box
     assert (box.prefix / "venv" / "bin" / "python").exists()
@@ -351,6 +356,7 @@ def test_first_install_leaves_the_program_roots_and_read_only_to_the_desktop_use
     assert tree(box.checkout) == installed.checkout_before
 
 
+@INSTALLED
 def test_the_app_is_a_user_service_started_by_the_desktops_autostart(installed):
     box, first = installed.box, installed.first
     unit = (box.etc / "systemd" / "user" / "tabletop.service").read_text()
@@ -376,12 +382,14 @@ def test_the_app_is_a_user_service_started_by_the_desktops_autostart(installed):
     assert "journalctl --user-unit tabletop -f" in first.stdout
 
 
+@INSTALLED
 def test_with_no_desktop_running_raspi_config_blanks_nothing_in_the_home_as_root(installed):
     assert "raspi-config nonint do_blanking 1" in installed.calls_first
     # As root it may only take its X11 branch (files in /etc): it is shown no running desktop.
     assert "raspi-config ran as 0 for nobody, desktop running: no" in installed.calls_first
 
 
+@INSTALLED
 def test_the_service_user_cannot_plant_a_pth_file_in_the_venv(installed):
     box, tried = installed.box, installed.tried
     site = next((box.prefix / "venv" / "lib").glob("python3*/site-packages"))
@@ -392,6 +400,7 @@ def test_the_service_user_cannot_plant_a_pth_file_in_the_venv(installed):
     assert (box.prefix / "venv").is_dir()
 
 
+@INSTALLED
 def test_the_second_install_runs_none_of_the_desktop_users_code(installed):
     box, second = installed.box, installed.second
     assert len(installed.tried["own"]) == 8   # it did plant where it could: its home, user site, data
@@ -400,6 +409,7 @@ def test_the_second_install_runs_none_of_the_desktop_users_code(installed):
     assert loose(box.prefix) == []
 
 
+@INSTALLED
 def test_the_second_install_is_harmless_and_follows_no_link_of_the_users(installed):
     box, second = installed.box, installed.second
     assert box.placed() == installed.placed_first      # udev, sudoers, unit, launcher: the same
@@ -412,6 +422,7 @@ def test_the_second_install_is_harmless_and_follows_no_link_of_the_users(install
     assert tree(box.checkout) == installed.checkout_before
 
 
+@INSTALLED
 def test_the_second_install_executes_and_imports_nothing_the_service_user_could_write(installed):
     box, second, trace = installed.box, installed.second, installed.trace
     if trace is None:
@@ -448,6 +459,7 @@ def test_the_second_install_executes_and_imports_nothing_the_service_user_could_
     assert writable == []
 
 
+@INSTALLED
 def test_the_sudoers_line_is_checked_in_a_root_only_temporary_folder(installed):
     box = installed.box
     checked = [line.split() for line in box.calls_made() if line.startswith("checked ")]
