@@ -28,6 +28,7 @@ from tabletop.errors import TabletopError
 from tabletop.messages import Message, message_of
 from tabletop.table.assistant import Assistant
 from tabletop.table.loop import ButtonEvent, Desk, Signals, TableLoop
+from tabletop.engine.profile import Profile
 from tabletop.table.seating import Seating
 from tabletop.table.narrate import entries
 from tabletop.table.prompts import Prompt
@@ -73,8 +74,11 @@ class TableApp(App):
                  services: Services | None = None, driver: Iterator[None] | None = None,
                  camera: Any = None, camera_off: str = "", calibrated: bool = True,
                  announce: Callable[[str], None] | None = None, idle: Dimmer | None = None,
-                 **kwargs: Any) -> None:
+                 profile: Profile | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        #: The table's profile (``[table] profile``, a tabletop.engine.profile.Profile):
+        #: the setup screen shows its options fixed (None: the table chooses them).
+        self.profile = profile
         #: Dims the panel between games and wakes it at a touch (None: a light left alone).
         self.idle = idle
         #: What the process ends with: :data:`RESTART` once a device cannot heal in it.
@@ -129,7 +133,8 @@ class TableApp(App):
                                  disclosure=self.disclosure)
         self.history = HistoryScreen(name="history", desk=self.desk, language=self.language)
         self.results = ResultsScreen(name="results", desk=self.desk, language=self.language)
-        self.setup = SetupScreen(name="setup", language=self.language, starter=self.start_game)
+        self.setup = SetupScreen(name="setup", language=self.language, starter=self.start_game,
+                                 profile=self.profile)
         self.calibration = CalibrationScreen(
             name="calibration", language=self.language, camera=self.camera,
             saver=self._save_calibration if self.services is not None else None,
@@ -316,7 +321,7 @@ class TableApp(App):
         if self.new_game is not None:
             self.new_game(rules, players, options)
         else:
-            self.loop.desk = Seating(rules, players, options)
+            self.loop.desk = Seating(rules, players, options, profile=self.profile)
         self._shown = None
         self.show("table")
         self.update(force=True)

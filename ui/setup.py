@@ -25,6 +25,7 @@ from kivy.uix.textinput import TextInput
 from tabletop.messages import message_of
 from tabletop.errors import TabletopError
 from tabletop.engine.ruleset import available_rules, load_rules
+from ui import theme
 from ui.i18n import say, text, value_name
 
 Builder.load_file(str(Path(__file__).with_suffix(".kv")))
@@ -32,6 +33,8 @@ Builder.load_file(str(Path(__file__).with_suffix(".kv")))
 #: Options shown on this screen (others keep the rule file's default).
 SHOWN = ("bonus_mode", "disclosure", "founder_when_sold_out", "hex_offset", "two_player_market",
          "agreed_end", "incorrect_placement")
+#: Under a profile, these are shown too (held, as every option is): what a tournament holds.
+HELD_SHOWN = SHOWN + ("dead_reveal", "turn_order")
 
 
 class SetupScreen(Screen):
@@ -41,6 +44,8 @@ class SetupScreen(Screen):
     players = ListProperty(["Ann", "Bob", "Cy"])
     rules = StringProperty("acquire")
     starter = ObjectProperty(None, allownone=True)    # called with (rules, players, options)
+    #: The table's profile (``[table] profile``): its options are shown fixed, never changed.
+    profile = ObjectProperty(None, allownone=True)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -56,6 +61,8 @@ class SetupScreen(Screen):
         self.refresh()
 
     def step_option(self, name: str) -> None:
+        if self.profile is not None:     # held: the profile's value, whatever is tapped
+            return
         option = load_rules(self.rules).options[name]
         values = list(option.choices or (True, False))
         current = self.options.get(name, option.default)
@@ -88,6 +95,8 @@ class SetupScreen(Screen):
         try:
             from tabletop.engine.game import Game
 
+            if self.profile is not None:
+                options = self.profile.setup_options(ruleset)
             Game(ruleset, self.players, options)
             if self.starter is not None:    # the table may refuse too (data kept in memory)
                 self.starter(self.rules, list(self.players), options)
@@ -116,19 +125,23 @@ class SetupScreen(Screen):
         app = App.get_running_app()
         ids.back.disabled = app is None or app.desk is None
         ids.options.clear_widgets()
-        for name in SHOWN:
-            option = ruleset.options.get(name)
-            if option is None or (option.choices is not None and len(option.choices) < 2):
-                continue
-            current = self.options.get(name, option.default)
-            button = Button(text=f"{text('opt_' + name, language)}: "
-                                 f"{value_name(current, language)}",
-                            font_name=ids.start.font_name, font_size="16sp",
-                            background_normal="", background_color=(0.25, 0.27, 0.31, 1),
-                            shorten=True)
-            button.bind(size=_fit_text)
-            button.bind(on_release=lambda _, n=name: self.step_option(n))
-            ids.options.add_widget(button)
+        if self.profile is not None:
+            self._show_held(ruleset)
+        else:
+            ids.options.row_default_height = dp(48)
+            for name in SHOWN:
+                option = ruleset.options.get(name)
+                if option is None or (option.choices is not None and len(option.choices) < 2):
+                    continue
+                current = self.options.get(name, option.default)
+                button = Button(text=f"{text('opt_' + name, language)}: "
+                                     f"{value_name(current, language)}",
+                                font_name=ids.start.font_name, font_size="16sp",
+                                background_normal="", background_color=(0.25, 0.27, 0.31, 1),
+                                shorten=True)
+                button.bind(size=_fit_text)
+                button.bind(on_release=lambda _, n=name: self.step_option(n))
+                ids.options.add_widget(button)
         ids.players.clear_widgets()
         for index, name in enumerate(self.players):
             field = TextInput(text=name, multiline=False, font_size="18sp",
@@ -143,6 +156,24 @@ class SetupScreen(Screen):
                                 font_name=ids.start.font_name, font_size="20sp")
                 button.bind(on_release=action)
                 ids.players.add_widget(button)
+
+    def _show_held(self, ruleset: Any) -> None:
+        """The profile's name, then its options as fixed lines: nothing here can be tapped
+        to change them (they are not buttons), so they take less height than buttons do."""
+        from kivy.uix.label import Label
+
+        language, ids = self.language, self.ids
+        held = self.profile.options_for(ruleset)
+        ids.options.row_default_height = dp(28)
+        lines = [(text("profile_held", language, profile=self.profile.name), True)]
+        lines += [(f"{text('opt_' + name, language)}: {value_name(held[name], language)}", False)
+                  for name in HELD_SHOWN if name in held]
+        for line, bold in lines:
+            label = Label(text=line, font_name=ids.start.font_name, bold=bold,
+                          font_size="15sp" if bold else "14sp", halign="left", valign="middle",
+                          color=theme.TEXT if bold else theme.DIM, shorten=True)
+            label.bind(size=lambda w, size: setattr(w, "text_size", size))
+            ids.options.add_widget(label)
 
     def _unfinished(self) -> list:
         app = App.get_running_app()

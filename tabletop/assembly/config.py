@@ -33,7 +33,10 @@ from tabletop.journal.journal import DEFAULT_TABLE_NAME
 #: Every key a configuration file may set, with its default. "auto" lets the
 #: device layer choose (a Pi camera or GPIO pins where present, else a stand-in).
 DEFAULTS: dict[str, dict[str, Any]] = {
-    "table": {"name": DEFAULT_TABLE_NAME, "rules": "acquire", "players": [], "options": {}},
+    # ``profile``: a named set of options held strictly ("" none; "tournament", or a
+    # profile file's path): every game set up here plays by it, and its options are fixed.
+    "table": {"name": DEFAULT_TABLE_NAME, "rules": "acquire", "players": [], "options": {},
+              "profile": ""},
     # source "off": no camera; the table plays by taps.
     "camera": {"source": "auto", "fps": 10},
     "controls": {"kind": "auto", "hold_time": 1.5, "pins": {}},
@@ -291,6 +294,8 @@ def _check(values: dict[str, dict[str, Any]], checker: _Checker) -> None:
     _check_pins(values["controls"]["pins"], checker)
     if ("table", "rules") not in checker.refused:
         _check_options(values["table"], checker)
+    if values["table"]["profile"] and ("table", "profile") not in checker.refused:
+        _check_profile(values["table"], checker)
     _check_players(values["table"], checker)
     _check_font(checker)
 
@@ -480,6 +485,36 @@ def _check_options(table: Mapping[str, Any], checker: _Checker) -> None:
         except TabletopError:
             checker.refuse("table", "options", _option_reason(known, value), value,
                            more=(option,))
+
+
+def _check_profile(table: Mapping[str, Any], checker: _Checker) -> None:
+    """``[table] profile``: a profile that loads, and no ``[table] options`` against it."""
+    from tabletop.engine.profile import load_profile
+
+    try:
+        profile = load_profile(table["profile"])
+    except TabletopError as error:
+        checker.refuse("table", "profile", str(error), table["profile"])
+        return
+    if table["options"] and ("table", "rules") not in checker.refused:
+        from tabletop.engine.ruleset import load_rules
+
+        try:
+            rules = load_rules(os.path.expanduser(table["rules"]))
+            profile.check(rules, {**profile.setup_options(rules), **table["options"]})
+        except TabletopError as error:
+            checker.refuse("table", "options", f"{error}: the profile holds its options "
+                                               f"(take this one out of [table] options)",
+                           shown_value=False)
+
+
+def table_profile(config: Config) -> Any:
+    """The profile ``[table] profile`` names (a :class:`~tabletop.engine.profile.Profile`),
+    or None; the configuration was checked when it was loaded."""
+    from tabletop.engine.profile import load_profile
+
+    name = config.values["table"]["profile"]
+    return load_profile(name) if name else None
 
 
 def _option_reason(option: Any, value: Any) -> str:

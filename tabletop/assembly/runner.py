@@ -35,7 +35,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from tabletop.assembly.config import Config, ConfigError
+from tabletop.assembly.config import Config, ConfigError, table_profile
 from tabletop.assembly.services import CALIBRATION_FILE, TableServices, confirmed, game_title
 from tabletop.engine.ruleset import load_rules
 from tabletop.journal.journal import Journal
@@ -258,7 +258,8 @@ class Runner:
         if len(players) < rules.min_players:
             raise ConfigError(f"a new game of {rules.title} needs {rules.min_players} or more "
                               f"players: give --players Ann,Bob,Cy or [table] players")
-        seating = Seating(rules, players, table_settings["options"])   # names checked first
+        seating = Seating(rules, players, table_settings["options"],   # names checked first
+                          profile=table_profile(self.config))
         self.out(f"new game of {game_title(rules, seating.options)} at {name}: "
                  f"{', '.join(seating.players)}")
         return seating
@@ -267,7 +268,8 @@ class Runner:
         """A game set up on the screen: seat the players; the turn-order draw comes next
         (TabletopError, shown on the setup screen, where no game may be played)."""
         self.games.check_playable()
-        seating = Seating(rules, players, options)       # the names are checked first
+        seating = Seating(rules, players, options,       # the names are checked first
+                          profile=table_profile(self.config))
         self.out(f"new game of {game_title(seating.rules, seating.options)}: "
                  f"{', '.join(seating.players)}")
         self.loop.desk, self.loop.start = seating, self._start
@@ -344,7 +346,8 @@ class Runner:
                         fps=values["camera"]["fps"], new_game=self.new_game,
                         services=self.services, camera=self.camera,
                         camera_off=self.camera_off(), calibrated=self.loop.eyes is not None,
-                        announce=self.announce, idle=idle)
+                        announce=self.announce, idle=idle,
+                        profile=table_profile(self.config))
 
     def _backlight(self) -> Any:
         """The panel's light (``[backlight] kind``); a fault is said and the light left alone."""

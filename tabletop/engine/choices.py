@@ -118,12 +118,43 @@ class IncorrectPlacement(StrEnum):
     SAME_TURN = "same_turn"
 
 
+class DeadReveal(StrEnum):
+    """Option ``dead_reveal``: when a dead tile may be revealed (and replaced).
+
+    ``any_time``: by any player whenever the game waits; ``end_of_turn``: by the
+    player whose turn it is, once their tile is placed (the buy step), seed 001's
+    "at end of turn, you may also discard any unplayable tiles".
+    """
+
+    ANY_TIME = "any_time"
+    END_OF_TURN = "end_of_turn"
+
+
+class TurnOrder(StrEnum):
+    """Option ``turn_order``: which turn-order tile is "closest" to the first label.
+
+    ``number_first``: lower number, then lower letter (1A < 1B < 2A);
+    ``row_first``: lower letter (row), then lower number (A1 < A2 < B1).
+    """
+
+    NUMBER_FIRST = "number_first"
+    ROW_FIRST = "row_first"
+
+
 #: Options the engine reads as one of a fixed set of values.
 ENGINE_OPTIONS: Mapping[str, type[StrEnum]] = {
     "founder_when_sold_out": FounderWhenSoldOut,
     "defunct_order": DefunctOrder,
     "disclosure": Disclosure,
     "incorrect_placement": IncorrectPlacement,
+}
+
+#: Engine options a rule file may leave out (files written before them, and games
+#: recorded with such a file): the engine then plays as it did before them (any time;
+#: the board's own cell order).
+OPTIONAL_ENGINE_OPTIONS: Mapping[str, type[StrEnum]] = {
+    "dead_reveal": DeadReveal,
+    "turn_order": TurnOrder,
 }
 
 #: Options the engine reads as a plain flag or number (their default fixes the type).

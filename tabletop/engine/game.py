@@ -37,7 +37,8 @@ from typing import Any, Mapping, Sequence
 from tabletop.engine import actions as act
 from tabletop.engine.board import (EMPTY, LONE, PUT_DEAD, PUT_FOUND, PUT_GROW, PUT_MERGE,
                             PUT_NO_CHAIN, TURNOVER, Board)
-from tabletop.engine.choices import DeadTiles, Disposal, FounderWhenSoldOut, IncorrectPlacement
+from tabletop.engine.choices import (DeadReveal, DeadTiles, Disposal, FounderWhenSoldOut,
+                                     IncorrectPlacement)
 from tabletop.engine.ending import EndingFlow
 from tabletop.errors import IllegalAction
 from tabletop.messages import Message
@@ -50,6 +51,7 @@ from tabletop.engine.refusals import not_chosen as _not_chosen
 from tabletop.engine.refusals import not_now as _not_now
 from tabletop.engine.refusals import short_of as _short_of
 from tabletop.engine.trade_in import change_after_trade
+from tabletop.engine.turn_order import turn_order_key
 
 MARKET = "market"
 
@@ -132,9 +134,11 @@ class Game(MergerFlow, EndingFlow):
             if count > copies[tile]:
                 raise IllegalAction(Message("two players drew the same start tile {tile}",
                                             tile=geometry.tile_labels[tile]))
-        if drawn and counts[min(drawn.values())] > 1:
+        closest = turn_order_key(geometry, self.options.get("turn_order"))
+        first = min(drawn.values(), key=closest, default=None)
+        if drawn and counts[first] > 1:
             raise IllegalAction(Message("two players tie for first with {tile}: they draw again",
-                                        tile=geometry.tile_labels[min(drawn.values())]))
+                                        tile=geometry.tile_labels[first]))
         if drawn:
             self._setup["start_tiles"] = {self.names[seat]: geometry.tile_labels[tile]
                                           for seat, tile in drawn.items()}
@@ -145,7 +149,7 @@ class Game(MergerFlow, EndingFlow):
             self.rng.shuffle(self.bag)
             while not drawn:
                 drawn = {seat: self.bag.pop() for seat in range(len(self.names))}
-                if list(drawn.values()).count(min(drawn.values())) > 1:
+                if list(drawn.values()).count(min(drawn.values(), key=closest)) > 1:
                     # Equal cards tie for first: as at the table, they go back and all draw again.
                     self.bag.extend(drawn.values())
                     self.rng.shuffle(self.bag)
@@ -154,7 +158,7 @@ class Game(MergerFlow, EndingFlow):
             self.bag_count = sum(copies) - len(drawn)
         self.start_tiles = drawn  # seat -> tile
         if drawn:
-            self.current = min(drawn, key=drawn.__getitem__)  # closest to the first label
+            self.current = min(drawn, key=lambda seat: closest(drawn[seat]))
             if self.rules.start_tiles_stay:
                 for tile in drawn.values():
                     self.board.cells[geometry.cells_of[tile][0]] = LONE
@@ -436,6 +440,11 @@ class Game(MergerFlow, EndingFlow):
         if not self.is_dead(tile):
             raise IllegalAction(Message("{tile} is not dead: it does not join two safe chains",
                                         tile=label))
+        if self.options.get("dead_reveal") == DeadReveal.END_OF_TURN and (
+                seat != self.current or self.pending.kind != "buy"):
+            raise IllegalAction(Message("this table reveals a dead tile only at the end of its "
+                                        "holder's own turn, after placing: {waiting}",
+                                        waiting=self._waiting_for()))
         self.dead.append(cell)
         if self.rules.dead_tiles == DeadTiles.TURNOVER:
             self.board.cells[cell] = TURNOVER

@@ -17,7 +17,7 @@ from typing import Sequence
 
 from tabletop.engine import actions as act
 from tabletop.engine.board import EMPTY, PUT_DEAD, PUT_NO_CHAIN
-from tabletop.engine.choices import Disposal
+from tabletop.engine.choices import DeadReveal, Disposal
 from tabletop.engine.game import Game
 from tabletop.engine.ruleset import RuleSet, load_rules
 from tabletop.engine.trade_in import suggest_trade_in
@@ -37,6 +37,8 @@ def random_action(game: Game, rng: random.Random) -> act.Action:
     pending = game.pending
     kind, seat = pending.kind, pending.player
     chains = game.rules.chains
+    # Option dead_reveal: a dead tile is revealed at the place step, or held to the turn's end.
+    at_end_of_turn = game.options.get("dead_reveal") == DeadReveal.END_OF_TURN
     # Nothing changes between one player's buy and the next player's turn, so
     # checking at the buy declares the end as soon as it is allowed.
     if kind == "buy" and game.end_allowed():
@@ -53,10 +55,9 @@ def random_action(game: Game, rng: random.Random) -> act.Action:
             if game.board.cells[cell] == EMPTY and \
                     game.board.classify(cell)[0] not in (PUT_DEAD, PUT_NO_CHAIN):
                 return act.Place(tile=labels[cell])
-        for tile in hand:
-            free = [c for c in game.geometry.cells_of[tile] if game.board.cells[c] == EMPTY]
-            if free and game.is_dead(tile):
-                return act.Dead(tile=labels[_pick(rng, free)], player=game.names[seat])
+        dead = None if at_end_of_turn else _dead_tile(game, rng, seat)
+        if dead is not None:
+            return dead
         playable = game.playable(seat)
         if not playable:
             return act.NoTile()
@@ -70,13 +71,23 @@ def random_action(game: Game, rng: random.Random) -> act.Action:
     if kind == "dispose":
         return _random_disposal(game, rng)
     if kind == "buy":
-        return _random_purchase(game, rng)
+        dead = _dead_tile(game, rng, seat) if at_end_of_turn else None
+        return dead if dead is not None else _random_purchase(game, rng)
     if kind == "closing":
         remaining = game.remaining_cells()
         if not remaining:
             return act.End()
         return act.Place(tile=game.geometry.labels[_pick(rng, remaining)])
     raise RuntimeError(f"the random policy cannot answer {kind!r}")
+
+
+def _dead_tile(game: Game, rng: random.Random, seat: int) -> act.Dead | None:
+    """The reveal of the first dead tile of ``seat``'s hand, if it holds one."""
+    for tile in game.hands[seat]:
+        free = [c for c in game.geometry.cells_of[tile] if game.board.cells[c] == EMPTY]
+        if free and game.is_dead(tile):
+            return act.Dead(tile=game.geometry.labels[_pick(rng, free)], player=game.names[seat])
+    return None
 
 
 def _random_disposal(game: Game, rng: random.Random) -> act.Dispose:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Mapping, TypeVar
 
 from tabletop.engine.choices import (
-    ENGINE_OPTION_KINDS, ENGINE_OPTIONS, AgreedEnd, CurrencyPosition, DeadTiles, Disposal,
+    ENGINE_OPTION_KINDS, ENGINE_OPTIONS, OPTIONAL_ENGINE_OPTIONS, AgreedEnd, CurrencyPosition, DeadTiles, Disposal,
     DisposalOrder, FinalCount, StartTiles, values)
 from tabletop.errors import IllegalAction, RulesFileError
 from tabletop.messages import Message
@@ -533,6 +533,9 @@ def _check_engine_options(options: Mapping[str, Option]) -> None:
     # The engine reads these options itself: their values must be ones it knows.
     for name, choice in ENGINE_OPTIONS.items():
         _check_engine_choices(options[name], choice)
+    for name, choice in OPTIONAL_ENGINE_OPTIONS.items():
+        if name in options:
+            _check_engine_choices(options[name], choice)
     for name, kind in ENGINE_OPTION_KINDS.items():
         option = options.get(name)
         if option is not None and type(option.default) is not kind:

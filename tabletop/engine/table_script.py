@@ -18,11 +18,12 @@ from typing import Any, Iterable
 
 from tabletop.engine.actions import excerpt, parse_action
 from tabletop.engine.game import Game
+from tabletop.engine.profile import profile_of_setup
 from tabletop.engine.ruleset import names_file, read_rule_file, rules_from_text
 from tabletop.errors import IllegalAction, ScriptError, TabletopError
 from tabletop.messages import message_of
 
-SETUP_KEYS = ("rules", "players", "options", "start_tiles", "seed", "mode", "seat")
+SETUP_KEYS = ("rules", "players", "options", "start_tiles", "seed", "mode", "seat", "profile")
 #: What the journal adds to the setup of a game played by a rule file of its own (named
 #: by path): the file's text and its SHA-256, so that the game never depends on the file
 #: again (see record_rules).
@@ -75,7 +76,19 @@ def game_from_setup(line: Any) -> Game:
         _started(rules, players, options, start_tiles, seed)
     if "seat" in setup:
         game.keep_in_setup(seat=setup["seat"])
+    if "profile" in setup:
+        _held(setup, game)
     return game
+
+
+def _held(setup: dict, game: Game) -> None:
+    """A game set up under a profile: its options must be the profile's, and it keeps it."""
+    try:
+        profile = profile_of_setup(setup)
+        profile.check(game.rules, game.options)
+    except TabletopError as error:
+        raise ScriptError(f"setup: {str(error).removeprefix('setup: ')}") from None
+    game.keep_in_setup(profile=profile.entry())
 
 
 def _started(rules: str, *setup: Any) -> Game:

@@ -120,7 +120,9 @@ def slip_text(slip: Mapping[str, Any], columns: int = COLUMNS, qr_text: bool = F
         for label, part in (("bonus", "bonuses"), ("sold", "sales")):
             for chain, amount in player.get(part, {}).items():
                 out += _row(f"  {label} {chain}", money(amount), columns)
-    out += [thin, "Options:"]
+    out.append(thin)
+    out += _profile_lines(slip.get("profile"), columns)
+    out += ["Options:"]
     for name, value in slip.get("options", {}).items():
         out += _fit(f"  {name}={json.dumps(value)}", columns)
     signature = slip.get("signature")
@@ -130,6 +132,18 @@ def slip_text(slip: Mapping[str, Any], columns: int = COLUMNS, qr_text: bool = F
             out += [thin, "QR code text:"] + _chunks(qr_payload(slip), columns)
     out.append(rule)
     return "\n".join(out) + "\n"
+
+
+def _profile_lines(profile: Any, columns: int) -> list[str]:
+    """The profile the game was held to, and the start of its digest (none: no lines).
+
+    >>> _profile_lines({"name": "tournament", "sha256": "ab12" * 16}, 32)
+    ['Profile: tournament (held)', 'Profile sha256      ab12ab12ab12']
+    """
+    if not isinstance(profile, dict):
+        return []
+    return (_fit(f"Profile: {profile.get('name')} (held)", columns)
+            + _row("Profile sha256", str(profile.get("sha256", ""))[:12], columns))
 
 
 def _seat_lines(seat: Any, columns: int) -> list[str]:

@@ -127,6 +127,7 @@ def slip_data(info: Any, lines: list[str]) -> dict[str, Any]:
     return {
         "slip": SLIP_FORMAT, "table": info.table, "game": info.id, **_seat(info.id, lines[0]),
         "rules": rules.name, "title": rules.title, "options": dict(game.options),
+        **_profile(lines[0]),
         "started": info.started, "finished": info.finished,
         "currency": rules.currency, "currency_after": rules.currency_after,
         "actions": len(lines) - 1,
@@ -148,6 +149,13 @@ def _seat(game_id: int, setup: str) -> dict[str, Any]:
     except SlipError as error:
         raise SlipError(f"game {game_id} was set up with a seat that is not one: {error}") from None
     return {} if seat is None else {"seat": seat.to_json()}
+
+
+def _profile(setup: str) -> dict[str, Any]:
+    """The slip's ``profile`` field: the name and digest of the profile the game was held to
+    (its values are the slip's options); none when the table chose its own options."""
+    entry = json.loads(setup)["setup"].get("profile")
+    return {} if entry is None else {"profile": {"name": entry["name"], "sha256": entry["sha256"]}}
 
 
 def make_slip(journal: Any, game_id: int, key: bytes | SigningKey,

@@ -28,6 +28,7 @@ from typing import Any, Iterable, Mapping
 from tabletop.table.assistant import BUTTONS, CONFIRM, NEXT, UNDO
 from tabletop.engine.game import Game
 from tabletop.engine.names import clean_names
+from tabletop.engine.profile import Profile
 from tabletop.errors import TabletopError
 from tabletop.messages import Message, message_of
 from tabletop.table.prompts import Option, Prompt
@@ -38,9 +39,16 @@ class Seating:
     """The turn-order draw of one table (see the module's docstring)."""
 
     def __init__(self, rules: RuleSet | str, players: Iterable[str],
-                 options: Mapping[str, Any] | None = None, seed: int | None = None) -> None:
+                 options: Mapping[str, Any] | None = None, seed: int | None = None,
+                 profile: Profile | None = None) -> None:
         self.rules = rules if isinstance(rules, RuleSet) else load_rules(rules)
         self.players = clean_names(list(players))   # as the game keeps them (NFC), or refused
+        #: The profile the game is held to (None: the table chose its options).
+        self.profile = profile
+        if profile is not None:
+            # Held strictly: options that differ from the profile's are refused, not mixed in.
+            profile.check(self.rules, {**profile.setup_options(self.rules), **(options or {})})
+            options = profile.setup_options(self.rules)
         self.options = dict(options or {})
         self.seed = seed
         self.geometry = self.rules.geometry_for(self.rules.resolve_options(self.options))
@@ -205,6 +213,8 @@ class Seating:
                                  "options": self.options, "start_tiles": tiles}
         if self.seed is not None:
             setup["seed"] = self.seed
+        if self.profile is not None:
+            setup["profile"] = self.profile.entry()
         self.setup, self.first = setup, game.names[game.current]
         self._message = Message("{player} drew the tile closest to {tile}: {first} starts",
                                 player=self.first, tile=self.geometry.tile_labels[0],

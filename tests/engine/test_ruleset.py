@@ -149,6 +149,8 @@ DEFAULTS = {
     "disclosure": "open",
     "agreed_end": True,
     "incorrect_placement": "any_time",
+    "dead_reveal": "any_time",
+    "turn_order": "number_first",
 }
 
 
@@ -164,7 +166,8 @@ def test_given_options_override_only_themselves(rules):
     given = {"bonus_mode": "tycoon", "disclosure": "bank", "end_size": 30,
              "two_player_market": False, "founder_when_sold_out": "nothing",
              "defunct_order": "smallest_first", "agreed_end": False,
-             "incorrect_placement": "same_turn"}
+             "incorrect_placement": "same_turn", "dead_reveal": "end_of_turn",
+             "turn_order": "row_first"}
     assert rules.resolve_options(given) == given
     assert rules.resolve_options({"disclosure": "hidden"}) == {**DEFAULTS, "disclosure": "hidden"}
 
