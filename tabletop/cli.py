@@ -146,6 +146,8 @@ def _parser() -> argparse.ArgumentParser:
     vision(commands)
     from tabletop.assembly.table_commands import register as table
     table(commands)
+    from tabletop.director.commands import register as director   # paho loads only in listen
+    director(commands)
     return parser
 
 

@@ -112,10 +112,10 @@ def test_the_tests_install_their_extras_then_run_pytest_in_parallel(copy, tmp_pa
     result = run(copy, "test", "tests/engine", "-x", path=fake_bin(tmp_path, "3.12"))
     assert result.returncode == 0, result.stderr
     made = calls(tmp_path)
-    assert f"python -m pip install -q -e {copy}[test,hardware,ui]" in made
+    assert f"python -m pip install -q -e {copy}[test,hardware,ui,tournament]" in made
     assert made[-1] == "python -m pytest -q -n auto --dist loadgroup tests/engine -x"
     stamp = (copy / ".venv" / ".tabletop-installed").read_text().split()
-    assert {"vision", "test", "hardware", "ui"} <= set(stamp)
+    assert {"vision", "test", "hardware", "ui", "tournament"} <= set(stamp)
 
 
 def test_a_mistyped_test_path_is_named_before_anything_is_installed(copy, tmp_path):
