@@ -128,7 +128,7 @@ class SetupScreen(Screen):
         if self.profile is not None:
             self._show_held(ruleset)
         else:
-            ids.options.row_default_height = dp(48)
+            ids.options.row_default_height = "48dp"   # a unit, kept when the density changes
             for name in SHOWN:
                 option = ruleset.options.get(name)
                 if option is None or (option.choices is not None and len(option.choices) < 2):
@@ -164,7 +164,7 @@ class SetupScreen(Screen):
 
         language, ids = self.language, self.ids
         held = self.profile.options_for(ruleset)
-        ids.options.row_default_height = dp(28)
+        ids.options.row_default_height = "28dp"
         lines = [(text("profile_held", language, profile=self.profile.name), True)]
         lines += [(f"{text('opt_' + name, language)}: {value_name(held[name], language)}", False)
                   for name in HELD_SHOWN if name in held]
