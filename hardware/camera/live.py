@@ -206,12 +206,29 @@ class _Grabber:
             self._latest, self._wanted = (image, now), False
 
 
+#: The share of the picture clipped white (any channel at CLIPPED or more) beyond which the
+#: Pi camera's fixed exposure is shortened, by HIGHLIGHT_STEP at most HIGHLIGHT_STEPS times,
+#: each judged SETTLE_FRAMES frames after the change.
+CLIPPED, CLIPPED_SHARE = 250, 0.05
+HIGHLIGHT_STEP, HIGHLIGHT_STEPS, SETTLE_FRAMES = 0.7, 5, 3
+
+
+def _clipped_share(image: np.ndarray) -> float:
+    """The share of ``image``'s pixels burnt out in at least one channel.
+
+    >>> _clipped_share(np.array([[[255, 10, 10], [20, 20, 20]]], np.uint8))
+    0.5
+    """
+    return float((image.max(axis=-1) >= CLIPPED).mean())
+
+
 class PiCamera(Live):
     """The Raspberry Pi camera through ``picamera2`` (imported when opened).
 
     Options: ``size`` (main stream, default 1280x960), ``lores_size`` (motion
     stream, default 320x240), ``warmup_frames`` before exposure and white
-    balance are fixed (``fix_exposure=False`` leaves them automatic), and
+    balance are fixed (``fix_exposure=False`` leaves them automatic; a picture
+    then still largely burnt out has its exposure shortened), and
     ``stall_timeout`` (see :class:`Live`). Each frame is one
     ``capture_request()``: its ``main`` image and its ``lores`` motion image
     come from the same frame, and the request is always released. The call
@@ -268,6 +285,36 @@ class PiCamera(Live):
             if key in metadata:
                 controls[key] = metadata[key]
         device.set_controls(controls)
+        if "ExposureTime" in controls:
+            self._spare_highlights(device, int(controls["ExposureTime"]))
+
+    def _spare_highlights(self, device: Any, exposure: int) -> None:
+        """Shorten the fixed exposure while much of the picture is clipped white.
+
+        The sensor's automatic exposure aims at a mean brightness; a light board
+        under a lamp then burns out, and a light tile on burnt-out paper cannot
+        be told from the paper at all (no frame holds it). A glare spot or a
+        marker's white border is a few percent of the picture; burnt-out paper
+        is far more, so only that shortens the exposure, by at most
+        ``HIGHLIGHT_STEP ** HIGHLIGHT_STEPS`` (about 2.5 stops).
+        """
+        for _ in range(HIGHLIGHT_STEPS):
+            if _clipped_share(self._settled_main(device)) <= CLIPPED_SHARE:
+                return
+            exposure = max(1, int(exposure * HIGHLIGHT_STEP))
+            device.set_controls({"ExposureTime": exposure})
+            log.info("camera: the picture is burnt out; exposure shortened to %d us", exposure)
+
+    def _settled_main(self, device: Any) -> np.ndarray:
+        """The main image of a frame taken after the last control change took effect
+        (libcamera applies controls a few frames later)."""
+        for _ in range(SETTLE_FRAMES):
+            device.capture_request().release()
+        request = device.capture_request()
+        try:
+            return request.make_array("main")
+        finally:
+            request.release()
 
     def _grab(self, device: Any) -> Any:
         return device.capture_request()

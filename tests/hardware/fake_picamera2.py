@@ -15,6 +15,9 @@ with a pure red square whose column moves with ``n`` and a bottom row of value
 ``(100 + 3 * n) % 256``, so both arrays of one request name the same frame and
 the motion between frames ``n`` and ``m`` is ``3 * (m - n)``. Setting
 ``Picamera2.still = True`` makes every request frame 0 (a frozen picture).
+``Picamera2.paper = LEVEL`` lays a light board over the middle three quarters of
+``main``, as bright as LEVEL at the metered exposure (12000 us) and in proportion
+to the ``ExposureTime`` set since, clipped at 255 as a sensor clips it.
 
 A request refuses ``make_array`` after ``release()`` and a second ``release()``.
 Every call is recorded in ``Picamera2.calls``, every request in
@@ -76,6 +79,9 @@ class CompletedRequest:
             yuv[:height] = (100 + 3 * n) % 256
             return yuv
         image = np.full((height, width, 3), 60, np.uint8)
+        if self.camera.paper is not None:
+            level = self.camera.paper * self.camera.controls.get("ExposureTime", 12000) / 12000
+            image[height // 8:-height // 8, width // 8:-width // 8] = min(255, int(level))
         x = (n * 2) % max(1, width - SQUARE)
         image[:SQUARE, x:x + SQUARE] = RED_BGR
         image[-1] = n % 256
@@ -90,6 +96,7 @@ class Picamera2:
     """Synthetic stand-in for ``picamera2.Picamera2``."""
 
     still = False  # every request shows frame 0
+    paper: float | None = None  # a light board's level at the metered exposure (see above)
     frame_interval = 0.002  # seconds capture_request() waits for a frame
     exclusive = False  # refuse a new instance while another is not closed
     refuse = False  # refuse every new instance

@@ -227,6 +227,47 @@ def test_picamera2_configures_fixes_exposure_and_returns_bgr(fake_picamera2):
     assert names_of(device)[-2:] == ["stop", "close"]
 
 
+def _exposures(device) -> list[int]:
+    return [controls["ExposureTime"] for name, controls in device.calls
+            if name == "set_controls" and "ExposureTime" in controls]
+
+
+def test_picamera2_shortens_a_fixed_exposure_that_burns_a_light_board_out(fake_picamera2,
+                                                                           monkeypatch):
+    # Metered, the board would be 400 of 255: clipped white, its print and a light tile
+    # on it gone. 0.7 of the time is still clipped (280); 0.49 of it is not (196).
+    monkeypatch.setattr(fake_picamera2.Picamera2, "paper", 400)
+    with open_camera("picamera2", size=(64, 48), lores_size=(16, 12), warmup_frames=3,
+                     clock=FakeClock()) as camera:
+        frame = wait_for(camera.read)
+        device = fake_picamera2.instances[-1]
+        assert _exposures(device) == [12000, 8400, 5880]
+        assert int(frame.image[24, 32, 0]) == 196          # the board, no longer clipped
+        assert float((frame.image.max(axis=2) >= 250).mean()) < 0.05
+        assert camera.status.state == READY
+
+
+def test_picamera2_keeps_the_metered_exposure_of_a_picture_not_burnt_out(fake_picamera2,
+                                                                         monkeypatch):
+    monkeypatch.setattr(fake_picamera2.Picamera2, "paper", 240)
+    with open_camera("picamera2", size=(64, 48), lores_size=(16, 12), warmup_frames=3,
+                     clock=FakeClock()) as camera:
+        frame = wait_for(camera.read)
+        assert _exposures(fake_picamera2.instances[-1]) == [12000]
+        assert int(frame.image[24, 32, 0]) == 240
+
+
+def test_picamera2_shortens_the_exposure_by_two_and_a_half_stops_at_most(fake_picamera2,
+                                                                         monkeypatch):
+    # A picture burnt out whatever the exposure (a lamp into the lens) is taken as it is.
+    monkeypatch.setattr(fake_picamera2.Picamera2, "paper", 5000)
+    with open_camera("picamera2", size=(64, 48), lores_size=(16, 12), warmup_frames=1,
+                     clock=FakeClock()) as camera:
+        wait_for(camera.read)
+        assert _exposures(fake_picamera2.instances[-1]) == [12000, 8400, 5880, 4116, 2881, 2016]
+        assert camera.status.state == READY
+
+
 def test_picamera2_main_and_lores_come_from_one_request(fake_picamera2):
     with open_camera("picamera2", size=(64, 48), lores_size=(16, 12), warmup_frames=1,
                      clock=FakeClock()) as camera:
@@ -239,7 +280,9 @@ def test_picamera2_main_and_lores_come_from_one_request(fake_picamera2):
         assert numbers == sorted(set(numbers))
         assert camera.motion() == pytest.approx(3.0 * (numbers[-1] - numbers[-2]))
         device = fake_picamera2.instances[-1]
-    decoded = [r for r in device.requests if r.made]
+    # (the frames the table was given; the one frame looked at before, for its exposure, is
+    # the main image alone)
+    decoded = [r for r in device.requests if "lores" in r.made]
     assert [r.number for r in decoded][:4] == numbers
     assert all(r.made == ["main", "lores"] for r in decoded)
     assert all(r.released for r in device.requests)
