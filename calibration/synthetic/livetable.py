@@ -74,7 +74,7 @@ class LiveTable:
     def place_many(self, labels: Iterable[str | int]) -> Event:
         """Several tiles put down in one go (the turn-order draw): no still board between them."""
         planner = self._planner
-        start = len(planner.states)
+        start = planner.count
         cells = [planner._empty(label) for label in labels]
 
         def put(cell: int) -> None:
@@ -82,11 +82,11 @@ class LiveTable:
 
         planner.hand_visit([(cell, put) for cell in cells])
         planner.quiet(planner.seconds(*planner.pause))
-        clear_from = max((i + 1 for i in range(start, len(planner.states))
-                          if not planner.states[i].clear), default=start)
+        clear_from = max((i + 1 for i in range(start, planner.count)
+                          if not planner.state(i).clear), default=start)
         names = self.table.layout.geometry.labels
         event = Event("place_many", tuple(cells), tuple(names[c] for c in cells), start, None,
-                      clear_from, len(planner.states), None)
+                      clear_from, planner.count, None)
         planner.events.append(event)
         return event
 
@@ -110,17 +110,17 @@ class LiveTable:
         leave: the quiet after it is where a camera sees the board still.
         """
         planner = self._planner
-        states, last = planner.states, planner.events[-1] if planner.events else None
+        last = planner.events[-1] if planner.events else None
         # Only the last step's own quiet end: the steps before it keep their frames.
         floor = max(self._next, last.clear_from if last is not None else 0)
-        cut = len(states)
-        while cut > floor and not states[cut - 1].scene.occluded:
+        cut = planner.count
+        while cut > floor and not planner.state(cut - 1).scene.occluded:
             cut -= 1
-        if cut > self._next and states[cut - 1].scene.occluded:
+        if cut > self._next and planner.state(cut - 1).scene.occluded:
             return 0        # the hand is still to leave: the quiet after it is the board's still
-        dropped = len(states) - cut
+        dropped = planner.count - cut
         if dropped:
-            del states[cut:]
+            del planner.states[cut - planner.forgotten:]
             if last is not None:
                 planner.events[-1] = replace(last, end=cut)
         return dropped
@@ -140,7 +140,7 @@ class LiveTable:
     @property
     def planned(self) -> int:
         """Frames planned and not yet shown."""
-        return len(self._planner.states) - self._next
+        return self._planner.count - self._next
 
     @property
     def position(self) -> int:
@@ -149,18 +149,20 @@ class LiveTable:
 
     def skip(self) -> int:
         """Let a frame's time pass unseen (the camera is unplugged); its index."""
-        if self._next >= len(self._planner.states):
+        if self._next >= self._planner.count:
             self._planner.frame()
         self._next += 1
+        self._planner.forget(self._next)
         return self._next - 1
 
     def next_frame(self) -> tuple[int, float, np.ndarray]:
         """The next frame ``(index, seconds, BGR image)``; an idle table shows a quiet one."""
         planner = self._planner
-        if self._next >= len(planner.states):
+        if self._next >= planner.count:
             planner.frame()
-        state = planner.states[self._next]
+        state = planner.state(self._next)
         image = render_image(self.table, dict(state.occupied), state.scene,
                              np.random.default_rng(state.seed))
         index, self._next = self._next, self._next + 1
+        planner.forget(self._next)      # shown: never shown again
         return index, index / self.fps, image

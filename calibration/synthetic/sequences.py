@@ -249,6 +249,9 @@ class _Planner:
         self.brightness = self.base.brightness
         self.bump = (0.0, 0.0, 0.0)
         self.states: list[FrameState] = []
+        #: Frames forgotten from the front of ``states`` (a live table's shown frames):
+        #: frame ``i`` is ``states[i - forgotten]``, and events keep counting from the first.
+        self.forgotten = 0
         self.events: list[Event] = []
         seats = rng.permutation(4)[: int(rng.integers(2, 5))]
         #: Seconds the board stays quiet after each step (drawn between the two).
@@ -260,6 +263,25 @@ class _Planner:
         self.turn = 0
 
     # -- frames ---------------------------------------------------------------------------
+    @property
+    def count(self) -> int:
+        """Frames planned so far, the forgotten ones included: the next frame's index."""
+        return self.forgotten + len(self.states)
+
+    def state(self, index: int) -> FrameState:
+        """Frame ``index`` (one not forgotten)."""
+        if index < self.forgotten:
+            raise IndexError(f"frame {index} was forgotten")
+        return self.states[index - self.forgotten]
+
+    def forget(self, before: int) -> None:
+        """Let go of the frames before ``before``: a live table never shows them again, and a
+        game of hours would otherwise keep every frame's plan for the life of the process."""
+        drop = min(before - self.forgotten, len(self.states))
+        if drop > 0:
+            del self.states[:drop]
+            self.forgotten += drop
+
     def frame(self, **changes: Any) -> None:
         """Append one frame: the room's scene with ``changes`` (hands, cups, shadows)."""
         flicker = 1.0 + float(self.rng.normal(0, 0.003))  # auto-exposure never sits still
@@ -320,7 +342,7 @@ class _Planner:
 
     # -- steps ----------------------------------------------------------------------------
     def run(self, step: Step) -> None:
-        start = len(self.states)
+        start = self.count
         change: list[int] = []
 
         def put(value: Any) -> Any:
@@ -329,7 +351,7 @@ class _Planner:
                     del self.occupied[cell]
                 else:
                     self.occupied[cell] = value
-                change.append(len(self.states))
+                change.append(self.count)
             return action
 
         if isinstance(step, Place):
@@ -350,7 +372,7 @@ class _Planner:
             self.hand_visit([(source, put(_REMOVE)), (target, put(value))])
         elif isinstance(step, Lamp):
             kind, cells = "lamp", ()
-            change.append(len(self.states))
+            change.append(self.count)
             # The camera's exposure lags a frame or two behind the lamp.
             old, new = self.brightness, self.brightness * step.factor
             self.brightness = old + (new - old) * 0.6
@@ -371,7 +393,7 @@ class _Planner:
             bump = step.bump or random_bump(self.view, self.rng)
             old = self.bump
             new = (old[0] + bump[0], old[1] + bump[1], old[2] + bump[2])
-            change.append(len(self.states))
+            change.append(self.count)
             # One frame mid-jolt, smeared by the motion, then the board at rest.
             self.bump = tuple((a + b) / 2 for a, b in zip(old, new))
             self.frame(motion=(float(self.rng.uniform(4, 9)), float(self.rng.uniform(0, math.pi))))
@@ -389,10 +411,10 @@ class _Planner:
         else:
             raise TypeError(f"not a sequence step: {step!r}")
         self.quiet(self.seconds(*self.pause) if kind != "wait" else step.seconds)
-        end = len(self.states)
+        end = self.count
         clear_from = start
         for index in range(start, end):
-            if not self.states[index].clear:
+            if not self.state(index).clear:
                 clear_from = index + 1
         labels = self.layout.geometry.labels
         self.events.append(Event(kind, cells, tuple(labels[c] for c in cells), start,

@@ -344,3 +344,20 @@ def test_labels_are_drawn_in_opencv_hershey_strokes():
     # 5.1). The recognizer reads a given image the same under either.
     assert cv2.getTextSize("B-10", cv2.FONT_HERSHEY_SIMPLEX, 1.0, 1) == ((67, 27), 1), (
         f"OpenCV {cv2.__version__} does not draw Hershey text: the synthetic tables differ")
+
+
+def test_a_live_table_keeps_no_frame_it_has_shown():
+    # A demo game of hours shows a frame every tenth of a second: each shown frame's plan
+    # is let go, so what the table keeps is only what is planned and not yet shown.
+    from calibration.synthetic.livetable import LiveTable
+
+    live = LiveTable.make("acquire", seed=5, size=(320, 240))
+    for label in ("1A", "5C", "12I"):
+        event = live.place(label)
+        while live.position < event.end:
+            live.next_frame()
+        assert len(live._planner.states) == live.planned == 0
+    for _ in range(50):         # an idle table: a quiet frame at a time
+        live.next_frame()
+    assert len(live._planner.states) == 0 and live.position == event.end + 50
+    assert live.tiles == {"1A", "5C", "12I"}
