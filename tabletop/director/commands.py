@@ -3,7 +3,7 @@
     tabletop director new "Spring Open" --players Ann,Bob,Cy,Di,Ed,Flo,Gus,Hal
     tabletop director register 1 ed25519:O2onvM62...   (each table's `tabletop key --public`)
     tabletop director seat 1
-    tabletop director listen --broker 127.0.0.1:1883
+    tabletop director listen --broker 127.0.0.1:1883 --web 8080    (a projector's page too)
     tabletop director import /media/usb/slips          (the USB stick, when the Wi-Fi fails)
     tabletop director standings
 
@@ -67,6 +67,9 @@ def register(commands: argparse._SubParsersAction) -> None:
                             help="take the tables' slips from the venue's MQTT broker")
     listen.add_argument("--broker", default="127.0.0.1:1883", metavar="HOST:PORT",
                         help="the broker (default 127.0.0.1:1883)")
+    listen.add_argument("--web", metavar="[HOST:]PORT",
+                        help="also serve the director's screen (standings, tables, slips) for a "
+                             "projector on PORT (on 127.0.0.1 unless HOST is given; needs Flask)")
     listen.set_defaults(run=_listen)
 
     usb = sub.add_parser("import", parents=[common],
@@ -183,7 +186,12 @@ def _listen(args: argparse.Namespace) -> int:
     from tabletop.director.listen import listen
 
     model.load(args.file)              # a missing or damaged file is said before connecting
-    return listen(args.file, args.broker, out=lambda line: print(line, flush=True))
+    if args.web is not None:           # as are a bad --web and a missing Flask
+        from tabletop.director.web import WebAddress, require_flask
+
+        WebAddress.parse(args.web)
+        require_flask()
+    return listen(args.file, args.broker, out=lambda line: print(line, flush=True), web=args.web)
 
 
 def _import(args: argparse.Namespace) -> int:
