@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from test_dependencies import CORE, _broken, _in, _stdlib, _within
 
-#: paho-mqtt is the ``tournament`` extra: imported only inside functions (lazily), so that the
-#: rooms import, and their doctests run, without it.
-PAHO = "paho"
+#: The ``tournament`` extra (paho-mqtt; Flask and its werkzeug for the director's screen):
+#: imported only inside functions (lazily), so that the rooms import, and their doctests
+#: run, without it.
+EXTRA = ("paho", "flask", "werkzeug")
 
 
 def test_the_tournament_model_imports_no_network() -> None:
@@ -19,10 +20,10 @@ def test_the_tournament_model_imports_no_network() -> None:
             "the journal and itself")
 
 
-def test_the_director_imports_the_model_and_paho_lazily() -> None:
+def test_the_director_imports_the_model_and_its_extra_lazily() -> None:
     allowed = (*CORE, "tabletop.journal", "tabletop.tournament", "tabletop.director")
     _broken(_in("tabletop/director"),
             lambda found: _stdlib(found.module) or _within(found.module, allowed)
-            or (_within(found.module, (PAHO,)) and found.lazy),
+            or (_within(found.module, EXTRA) and found.lazy),
             "the director imports the standard library, the core, the journal, the tournament, "
-            "itself, and paho-mqtt lazily (never the table or the assembly)")
+            "itself, and paho-mqtt and Flask lazily (never the table or the assembly)")
