@@ -22,9 +22,11 @@ and writes nothing), then appended and fsynced to the append-only copy
 ``synchronous=FULL``); only then does :meth:`Table.push` return its events, so
 an action reported as done is on the disk twice. The game is rebuilt by
 replaying its lines. Opening the journal for writing checks both copies and
-repairs a damaged one (:mod:`tabletop.journal.recovery`); :attr:`Journal.report` says
-what it found. One program writes a journal at a time (a lock file next to the
-database says which); any number may read it meanwhile (``readonly=True``).
+repairs a damaged one (:mod:`tabletop.journal.recovery`): what was written since
+they were last found whole (:mod:`tabletop.journal.known_good`), or every record
+with ``check_all`` (as :func:`check` does); :attr:`Journal.report` says what it
+found. One program writes a journal at a time (a lock file next to the database
+says which); any number may read it meanwhile (``readonly=True``).
 """
 
 from __future__ import annotations
@@ -34,11 +36,12 @@ import json
 import os
 import sqlite3
 import time
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from tabletop.journal import files, store
+from tabletop.journal import files, known_good, store
 from tabletop.engine.actions import Action, Undo, parse_action
 from tabletop.engine.game import Game
 from tabletop.errors import JournalError, JournalFull, JournalLocked, ScriptError
@@ -76,14 +79,15 @@ def check(path: str | Path, repair: bool = False,
     """Check every record of the journal at ``path`` and that every game replays.
 
     Gives what was repaired, the findings (none: the journal is whole) and a summary line.
-    Nothing is changed unless ``repair``: then the journal is first opened for writing,
-    which repairs as the table does, and checked after.
+    Nothing is changed unless ``repair``: then the journal is first opened for writing
+    with every record checked (``check_all``; the table checks only what came after the
+    known-good mark) and repaired as the table repairs, and checked after.
     """
     path = Path(path)
     log_path = path.with_suffix(".log")
     done: list[str] = []
     if repair:
-        with Journal.open(path, timeout=timeout) as journal:
+        with Journal.open(path, timeout=timeout, check_all=True) as journal:
             done = [f"repaired: {message}" for message in journal.report.messages]
     elif not os.path.lexists(path) and os.path.lexists(log_path):
         pass   # the copy alone: inspect says the database is missing
@@ -201,18 +205,23 @@ class Journal:
         self.readonly, self.timeout, self.table_name = readonly, timeout, table_name
         self.report = report
         self._conn, self._lock, self._log_fd = conn, lock, log_fd
+        # Games in play are kept; a finished one only while somebody holds it, so that a
+        # table playing game after game for months does not keep every game in memory.
         self._tables: dict[int, Table] = {}
+        self._finished: weakref.WeakValueDictionary[int, Table] = weakref.WeakValueDictionary()
 
     @classmethod
     def open(cls, path: str | Path, *, readonly: bool = False,
              timeout: float = 5.0, table_name: str | None = None,
-             log_path: str | Path | None = None) -> "Journal":
+             log_path: str | Path | None = None, check_all: bool = False) -> "Journal":
         """Open (for writing: create, check and repair) the journal at ``path``.
 
         The caller says where (the journal never reads the configuration); the
         copy is ``log_path``, by default the same name ending ``.log``.
         ``timeout`` is how long to wait for another program's lock.
         ``table_name`` goes into each new game (default :data:`DEFAULT_TABLE_NAME`).
+        Opening checks what was written since the journal was last found whole
+        (:mod:`tabletop.journal.known_good`); ``check_all`` checks every record.
         """
         path = Path(path)
         log_path = Path(log_path) if log_path is not None else path.with_suffix(".log")
@@ -234,8 +243,9 @@ class Journal:
             raise JournalError(f"cannot open the journal {path}: {error.strerror}") from None
         conn = None
         try:
-            report = recover(path, log_path, _describe, timeout)
+            report = recover(path, log_path, _describe, timeout, check_all)
             conn = store.connect(path, timeout)
+            known_good.update(path, log_path, conn)   # whole: the next opening starts here
             log_fd = files.open_private(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
         except BaseException as error:
             if conn is not None:
@@ -292,6 +302,7 @@ class Journal:
             self._lock.release()
             self._lock = None
         self._tables.clear()
+        self._finished.clear()
 
     def __enter__(self) -> "Journal":
         return self
@@ -372,10 +383,12 @@ class Journal:
     def resume(self, game_id: int) -> Table:
         """The game ``game_id`` as its last confirmed action left it, ready to go on."""
         self._writable()
-        if game_id not in self._tables:
+        table = self._tables.get(game_id) or self._finished.get(game_id)
+        if table is None:
             records = self.records(game_id)
-            self._tables[game_id] = Table(self, game_id, records, _replayed(game_id, records))
-        return self._tables[game_id]
+            table = Table(self, game_id, records, _replayed(game_id, records))
+            self._keep(table)
+        return table
 
     def record(self, game_id: int, action: Action | Mapping[str, Any] | str) -> list[dict[str, Any]]:
         """Play and journal one action of game ``game_id``; return its events."""
@@ -413,7 +426,16 @@ class Journal:
                 raise self._failure(error) from None
             raise
         table.records.append(record)
-        self._tables[table.id] = table
+        self._keep(table)
+
+    def _keep(self, table: Table) -> None:
+        """Remember a game in play; a finished one only as long as somebody holds it."""
+        if table.game.over:
+            self._tables.pop(table.id, None)
+            self._finished[table.id] = table
+        else:
+            self._finished.pop(table.id, None)
+            self._tables[table.id] = table
 
     def _check_last(self, conn: sqlite3.Connection, game_id: int, seq: int) -> None:
         last = conn.execute("SELECT coalesce(max(seq), 0) FROM actions WHERE game = ?",
@@ -522,9 +544,9 @@ _REPAIR = ("`tabletop check --repair` restores it from {}, as the table does whe
 
 def _journal_files(path: Path, log_path: Path) -> list[Path]:
     """Every file of the journal at ``path``: the database, SQLite's files beside it, the
-    append-only copy and the writer's lock."""
+    append-only copy, the writer's lock and the known-good mark."""
     return [path, *(Path(f"{path}{side}") for side in store.GUARDED_SIDES), log_path,
-            path.with_name(path.name + ".lock")]
+            path.with_name(path.name + ".lock"), known_good.mark_path(path)]
 
 
 def _refuse_odd_files(path: Path, log_path: Path, done: str = "opened") -> None:

@@ -48,6 +48,7 @@ from tabletop.journal.store import (DB_ERRORS, ROLLBACK_FILE, SCHEMA_VERSION, SI
                               locked_error, newer_version_error, scan_db, scan_log, write_log)
 
 from tabletop.journal.files import odd_file, open_private
+from tabletop.journal.known_good import check_tail, read_mark
 
 Describe = Callable[[sqlite3.Connection, int, list[Record]], None]
 
@@ -84,13 +85,15 @@ def reconcile(db: DbScan, log: LogScan, db_name: str = "journal.db",
     seen = set(from_log) | {record.key for record in db.records}
     chosen = {key: from_log.get(key) or from_db.get(key) for key in seen}
     plan = Plan(games={})
-    for game in sorted({key[0] for key in seen}):
-        seqs = sorted(seq for g, seq in seen if g == game)
+    highest: dict[int, int] = {}          # each game's last step (one pass: linear in records)
+    for game, seq in seen:
+        highest[game] = max(seq, highest.get(game, seq))
+    for game in sorted(highest):
         kept: list[Record] = []
         while chosen.get((game, len(kept))) is not None:
             kept.append(chosen[(game, len(kept))])
-        if len(kept) <= seqs[-1]:
-            plan.lost[game] = list(range(len(kept), seqs[-1] + 1))
+        if len(kept) <= highest[game]:
+            plan.lost[game] = list(range(len(kept), highest[game] + 1))
         if kept:
             plan.games[game] = kept
     wanted = {record.key: record for records in plan.games.values() for record in records}
@@ -173,12 +176,18 @@ class RecoveryReport:
 
 
 def recover(db_path: Path, log_path: Path, describe: Describe,
-            timeout: float = 5.0) -> RecoveryReport:
+            timeout: float = 5.0, check_all: bool = False) -> RecoveryReport:
     """Check both copies and repair whichever is damaged; the caller holds the writer lock.
 
     ``describe(conn, game, records)`` writes a game's listing columns (rules, players,
-    turn, actions, finished) after its records are restored.
+    turn, actions, finished) after its records are restored. With a known-good mark
+    (:mod:`tabletop.journal.known_good`) only what came after it is checked, unless
+    ``check_all``; whatever that finds beyond a crash's traces sends it to the full check.
     """
+    if not check_all and not os.path.lexists(f"{db_path}{ROLLBACK_FILE}"):
+        report = _recover_tail(db_path, log_path, describe, timeout)
+        if report is not None:
+            return report
     log = scan_log(log_path)
     if log.version is not None and log.version > SCHEMA_VERSION:
         raise newer_version_error(log_path, log.version)
@@ -212,6 +221,28 @@ def recover(db_path: Path, log_path: Path, describe: Describe,
         report.messages.append(
             f"game {game}: {_count(len(seqs), 'confirmed step')} (from no. {seqs[0]}) could "
             f"not be restored: damaged in both {db_path.name} and {log_path.name}")
+    fsync_dir(db_path.parent)
+    return report
+
+
+def _recover_tail(db_path: Path, log_path: Path, describe: Describe,
+                  timeout: float) -> RecoveryReport | None:
+    """Check and repair what came after the known-good mark; None to check everything."""
+    mark = read_mark(db_path)
+    tail = check_tail(db_path, log_path, mark, timeout) if mark is not None else None
+    if tail is None:
+        return None
+    report = RecoveryReport()
+    plan = Plan(games=tail.games, catch_up=[tail.catch_up] if tail.catch_up else [])
+    try:
+        _catch_up(db_path, plan, report, describe, timeout)
+    except DB_ERRORS as error:
+        if locked(error):
+            raise locked_error(db_path, timeout) from None
+        raise
+    # The database agrees with every step after the mark, so a torn last line of the
+    # copy is a step whose saving was cut short: never confirmed.
+    _repair_log(log_path, tail.log, plan, report, _stamp(), certain=True)
     fsync_dir(db_path.parent)
     return report
 

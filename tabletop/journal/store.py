@@ -21,6 +21,7 @@ False
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -110,9 +111,9 @@ class Record:
         """This record with its checksum."""
         return dataclasses.replace(self, sum=self.digest())
 
-    @property
+    @functools.cached_property
     def valid(self) -> bool:
-        """Whether the checksum matches the fields."""
+        """Whether the checksum matches the fields (worked out once: the fields never change)."""
         return self.sum == self.digest()
 
     def to_log(self) -> str:
@@ -519,10 +520,23 @@ def scan_log(path: Path) -> LogScan:
     fd = os.open(path, os.O_RDONLY | NOFOLLOW | NONBLOCK | CLOEXEC)
     with os.fdopen(fd, "rb") as handle:
         data = handle.read(info.st_size)
+    return scan_lines(data)
+
+
+def scan_lines(data: bytes, base: int = 0) -> LogScan:
+    """Read the copy's bytes ``data``, which start ``base`` bytes into the file at a line's
+    start (0: the whole file, its header line first). Line numbers count from ``data``'s
+    first line; ``whole_size`` counts from the file's start.
+
+    >>> line = Record(1, 0, "2026-03-01T14:03:22Z", '{"setup": {}}', "t").sealed().to_log()
+    >>> scan = scan_lines((line + line[:9]).encode(), base=40)
+    >>> len(scan.records), scan.torn, scan.whole_size == 40 + len(line)
+    (1, b'{"game":1', True)
+    """
     cut = data.rfind(b"\n") + 1
-    scan = LogScan(exists=True, torn=data[cut:], whole_size=cut)
+    scan = LogScan(exists=True, torn=data[cut:], whole_size=base + cut)
     for number, raw in enumerate(data[:cut].split(b"\n")[:-1], start=1):
-        if number == 1 and raw.startswith(b'{"' + HEADER_KEY.encode()):
+        if number == 1 and base == 0 and raw.startswith(b'{"' + HEADER_KEY.encode()):
             scan.version = _header_version(raw)
             if scan.version is None:
                 scan.bad.append(number)
@@ -536,7 +550,7 @@ def scan_log(path: Path) -> LogScan:
             scan.records.append(record)
         else:
             scan.bad.append(number)
-    if scan.torn and cut:
+    if scan.torn and scan.whole_size:
         # Only its line end is missing (damaged, or the last byte not yet written): the
         # record is whole and its checksum holds, so it is as good as any other.
         try:
