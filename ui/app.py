@@ -29,7 +29,7 @@ from tabletop.messages import Message, message_of
 from tabletop.table.assistant import Assistant
 from tabletop.table.loop import ButtonEvent, Desk, Signals, TableLoop
 from tabletop.engine.profile import Profile
-from tabletop.table.seating import Seating
+from tabletop.table.seating import Seating, TournamentPlace
 from tabletop.table.narrate import entries
 from tabletop.table.prompts import Prompt
 from ui import theme, window
@@ -74,8 +74,12 @@ class TableApp(App):
                  services: Services | None = None, driver: Iterator[None] | None = None,
                  camera: Any = None, camera_off: str = "", calibrated: bool = True,
                  announce: Callable[[str], None] | None = None, idle: Dimmer | None = None,
-                 profile: Profile | None = None, **kwargs: Any) -> None:
+                 profile: Profile | None = None, fingerprint: str = "",
+                 tournament: TournamentPlace | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        #: The table key's fingerprint ("" unknown) and its place in a tournament (None:
+        #: none), on the setup screen; a director compares the one, the round is chosen there.
+        self.fingerprint, self.tournament = fingerprint, tournament
         #: The table's profile (``[table] profile``, a tabletop.engine.profile.Profile):
         #: the setup screen shows its options fixed (None: the table chooses them).
         self.profile = profile
@@ -134,7 +138,8 @@ class TableApp(App):
         self.history = HistoryScreen(name="history", desk=self.desk, language=self.language)
         self.results = ResultsScreen(name="results", desk=self.desk, language=self.language)
         self.setup = SetupScreen(name="setup", language=self.language, starter=self.start_game,
-                                 profile=self.profile)
+                                 profile=self.profile, fingerprint=self.fingerprint,
+                                 tournament=self.tournament)
         self.calibration = CalibrationScreen(
             name="calibration", language=self.language, camera=self.camera,
             saver=self._save_calibration if self.services is not None else None,
@@ -321,7 +326,8 @@ class TableApp(App):
         if self.new_game is not None:
             self.new_game(rules, players, options)
         else:
-            self.loop.desk = Seating(rules, players, options, profile=self.profile)
+            seat = self.tournament.seat() if self.tournament is not None else None
+            self.loop.desk = Seating(rules, players, options, profile=self.profile, seat=seat)
         self._shown = None
         self.show("table")
         self.update(force=True)

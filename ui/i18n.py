@@ -116,6 +116,9 @@ ENGLISH: dict[str, str] = {
     'opt_dead_reveal': 'Dead tiles revealed',
     'opt_turn_order': 'Turn order',
     'profile_held': 'Profile {profile}: options held',
+    # The setup screen's line of the table's key and its tournament seat (ui/setup.py).
+    'table_key': 'Table key {fingerprint}',
+    'tournament_seat': '{tournament} · table {table} · round',
     'bonuses_paid': '{chain} bonuses: {paid}',
     'back': 'Back',
     'undo_to': 'undo to here',

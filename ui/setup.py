@@ -2,6 +2,11 @@
 order (add, rename, reorder, remove), language; then start (the turn-order draw follows on
 the table screen).
 
+Under the heading, the table's key fingerprint (``Table key 139e-3940-e64b-5491``), which
+a tournament director compares with the one registered; at a table in a tournament, its
+seat (``Spring Open · table 3 · round``) and the round, stepped by - and + (a new game is
+set up for that round: none chosen, Start says so).
+
 Every option of the rule file with a set of values is a button that steps
 through them (a finger reaches every one); the players' names are typed in.
 Nothing is kept here that the game does not get: starting hands the seating
@@ -46,10 +51,16 @@ class SetupScreen(Screen):
     starter = ObjectProperty(None, allownone=True)    # called with (rules, players, options)
     #: The table's profile (``[table] profile``): its options are shown fixed, never changed.
     profile = ObjectProperty(None, allownone=True)
+    #: The table key's fingerprint ("": not shown).
+    fingerprint = StringProperty("")
+    #: The table's place in a tournament (a tabletop.table.seating.TournamentPlace; None: none).
+    tournament = ObjectProperty(None, allownone=True)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.options: dict[str, Any] = {}
+        #: The tournament's line (kept here: it is out of the layout at a table in none).
+        self.place_row = self.ids.place.__self__
 
     # --- what the table does ------------------------------------------------------------------
 
@@ -68,6 +79,13 @@ class SetupScreen(Screen):
         current = self.options.get(name, option.default)
         self.options[name] = values[(values.index(current) + 1) % len(values)]
         self.refresh()
+
+    def step_round(self, by: int) -> None:
+        """The tournament round ``by`` rounds on (a game set up next is for it)."""
+        if self.tournament is not None:
+            self.tournament.step(by)
+            self.ids.round.text = str(self.tournament.round)
+            self.ids.problem.text = ""
 
     def add_player(self) -> None:
         self._read_names()
@@ -124,6 +142,7 @@ class SetupScreen(Screen):
         ids.back.text = text("to_table", language)
         app = App.get_running_app()
         ids.back.disabled = app is None or app.desk is None
+        self.show_place()
         ids.options.clear_widgets()
         if self.profile is not None:
             self._show_held(ruleset)
@@ -156,6 +175,23 @@ class SetupScreen(Screen):
                                 font_name=ids.start.font_name, font_size="20sp")
                 button.bind(on_release=action)
                 ids.players.add_widget(button)
+
+    def show_place(self) -> None:
+        """The key's fingerprint under the heading; in a tournament, its seat and round above
+        the players (the line is taken out at a table in none: no room kept for it)."""
+        language, ids, place = self.language, self.ids, self.tournament
+        ids.key.text = text("table_key", language, fingerprint=self.fingerprint) \
+            if self.fingerprint else ""
+        row, column = self.place_row, ids.right
+        if place is None:
+            if row.parent is not None:
+                row.parent.remove_widget(row)
+            return
+        if row.parent is None:
+            column.add_widget(row, index=len(column.children))     # on top
+        ids.seat.text = text("tournament_seat", language, tournament=place.tournament,
+                             table=place.table)
+        ids.round.text = str(place.round) if place.round is not None else "?"
 
     def _show_held(self, ruleset: Any) -> None:
         """The profile's name, then its options as fixed lines: nothing here can be tapped

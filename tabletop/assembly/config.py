@@ -53,6 +53,8 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     # Between games the panel dims after ``dim_after`` seconds without a touch (0: never).
     "backlight": {"kind": "auto", "dim_after": 300.0},
     "paths": {"data": ""},
+    # A table in a tournament (config_tournament): "" none; ``round`` 0: chosen at setup.
+    "tournament": {"name": "", "table": "", "broker": "", "round": 0},
 }
 
 #: Environment variables that override one key each (they win over the file).
@@ -298,6 +300,9 @@ def _check(values: dict[str, dict[str, Any]], checker: _Checker) -> None:
         _check_profile(values["table"], checker)
     _check_players(values["table"], checker)
     _check_font(checker)
+    from tabletop.assembly.config_tournament import check_tournament
+
+    check_tournament(values, checker)
 
 
 def _check_numbers(values: dict[str, dict[str, Any]], checker: _Checker) -> None:
@@ -372,7 +377,8 @@ DAY = 86_400
 #: Text keys: at most this many characters, and no control characters (a NUL in a path
 #: cannot be opened; a line break in the table's name breaks every list it is in).
 TEXT_KEYS = {("table", "name"): 64, ("table", "rules"): 4096, ("camera", "source"): 4096, ("printer", "url"): 4096,
-             ("panel", "url"): 4096, ("paths", "data"): 4096, ("screen", "size"): 16}
+             ("panel", "url"): 4096, ("paths", "data"): 4096, ("screen", "size"): 16,
+             ("tournament", "name"): 80, ("tournament", "table"): 80, ("tournament", "broker"): 255}
 
 
 #: The pixels a side of a window (``[screen] size``) may have: a window smaller than the

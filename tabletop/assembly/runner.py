@@ -20,6 +20,12 @@ named with ``--camera`` in a window, it is calibrated on the calibration screen
 as a real camera is; headless, or set in the configuration (screenshots,
 tests), it calibrates itself.
 
+A table in a tournament (``[tournament]``) sets every new game up with its seat
+(the round: ``--round``, the setup screen's, or ``[tournament] round``; a new game
+with none known is refused, not played unseated) and, with ``[tournament] broker``,
+sends its live state and slips to the director
+(:class:`~tabletop.assembly.tournament_side.TournamentSide`).
+
 Part of the composition root: calibration and hardware are imported here,
 lazily, never by the engine.
 """
@@ -37,7 +43,9 @@ from typing import Any
 
 from tabletop.assembly.config import Config, ConfigError, table_profile
 from tabletop.assembly.services import CALIBRATION_FILE, TableServices, confirmed, game_title
+from tabletop.assembly.tournament_side import PREFIX as TOURNAMENT, TournamentSide
 from tabletop.engine.ruleset import load_rules
+from tabletop.errors import TabletopError
 from tabletop.journal.journal import Journal
 from tabletop.messages import Message
 from tabletop.table.assistant import Assistant
@@ -62,7 +70,7 @@ class Runner:
     def __init__(self, config: Config, players: list[str] | None = None, new: bool = False,
                  out: Callable[[str], None] = print, on_screen: bool = False,
                  power_off: Sequence[str] | None = None, record: Path | None = None,
-                 camera: str | None = None) -> None:
+                 camera: str | None = None, round_number: int | None = None) -> None:
         #: The camera source ``--camera`` named for this run over ``[camera] source``, or None.
         self.chosen = camera
         #: With the touchscreen, a new game without configured seats is set up there, and a
@@ -84,7 +92,12 @@ class Runner:
                                 refusal=_in_memory(self.data))
         if self.games.refusal is not None:
             self.out(f"tabletop: {self.games.refusal}")
+        #: The tournament the table plays in (``[tournament]``; ``--round``), and its link.
+        self.tournament = TournamentSide(config, self.data, self.out, round_number)
         try:
+            if round_number is not None and self.tournament.place is None:
+                raise ConfigError(f"--round {round_number}: this table plays in no tournament: "
+                                  f"set [tournament] name and table in the configuration")
             self.camera = self._camera()
             eyes = self._eyes()
             if record is not None:
@@ -107,6 +120,9 @@ class Runner:
         self.services = TableServices(config, self.games, self.loop, out=self.out,
                                       power_off=power_off)
         self._shown: list[str] = []
+        self.tournament.start()
+        if isinstance(desk, Assistant):        # a resumed game's state, for the director
+            self.tournament.confirmed(self.journal, desk.table.id)
 
     @property
     def journal(self) -> Journal:
@@ -206,6 +222,8 @@ class Runner:
         desk = self.loop.desk           # actions are confirmed once the table runs
         if not (isinstance(desk, Assistant) and folded(desk.game, events)):
             self.out(f"confirmed: {what}")
+        if isinstance(desk, Assistant):
+            self.tournament.confirmed(self.journal, desk.table.id)
         if self.recorder is None:
             return
         board = sorted(desk.tiles) if isinstance(desk, Assistant) else None
@@ -258,10 +276,18 @@ class Runner:
         if len(players) < rules.min_players:
             raise ConfigError(f"a new game of {rules.title} needs {rules.min_players} or more "
                               f"players: give --players Ann,Bob,Cy or [table] players")
+        place = self.tournament.place
+        if place is not None and place.round is None:   # never a tournament game without its seat
+            if self.on_screen:
+                self.out(f"{TOURNAMENT}{place.tournament}: no round given (--round N, or "
+                         f"[tournament] round): choose it on the setup screen")
+                return None
+            raise ConfigError(f"a new game for {place.tournament} needs its round: give "
+                              f"--round N (or set [tournament] round)")
         seating = Seating(rules, players, table_settings["options"],   # names checked first
-                          profile=table_profile(self.config))
+                          profile=table_profile(self.config), seat=self.tournament.seat())
         self.out(f"new game of {game_title(rules, seating.options)} at {name}: "
-                 f"{', '.join(seating.players)}")
+                 f"{', '.join(seating.players)}{_for(seating)}")
         return seating
 
     def new_game(self, rules: str, players: list[str], options: dict) -> None:
@@ -269,9 +295,9 @@ class Runner:
         (TabletopError, shown on the setup screen, where no game may be played)."""
         self.games.check_playable()
         seating = Seating(rules, players, options,       # the names are checked first
-                          profile=table_profile(self.config))
+                          profile=table_profile(self.config), seat=self.tournament.seat())
         self.out(f"new game of {game_title(seating.rules, seating.options)}: "
-                 f"{', '.join(seating.players)}")
+                 f"{', '.join(seating.players)}{_for(seating)}")
         self.loop.desk, self.loop.start = seating, self._start
 
     def _start(self, seating: Seating) -> Assistant:
@@ -347,7 +373,18 @@ class Runner:
                         services=self.services, camera=self.camera,
                         camera_off=self.camera_off(), calibrated=self.loop.eyes is not None,
                         announce=self.announce, idle=idle,
-                        profile=table_profile(self.config))
+                        profile=table_profile(self.config), fingerprint=self._fingerprint(),
+                        tournament=self.tournament.place)
+
+    def _fingerprint(self) -> str:
+        """The table key's fingerprint for the setup screen ("" if the key cannot be read)."""
+        from tabletop.journal.slip import table_fingerprint
+
+        try:
+            return table_fingerprint(self.data)
+        except (TabletopError, OSError) as error:
+            self.out(f"tabletop: {error}")
+            return ""
 
     def _backlight(self) -> Any:
         """The panel's light (``[backlight] kind``); a fault is said and the light left alone."""
@@ -381,6 +418,7 @@ class Runner:
         return ""
 
     def close(self) -> None:
+        self.tournament.close()
         if self.recorder is not None:
             self.recorder.close()
         self.speaker.close()
@@ -396,6 +434,11 @@ class Runner:
                 self.out(f"screen: {line}")
 
 
+def _for(seating: Seating) -> str:
+    """`` (Spring Open, round 1, table 3)`` for a game set up for a tournament, else ""."""
+    return f" ({seating.seat})" if seating.seat is not None else ""
+
+
 def _in_memory(data: Path) -> Message | None:
     """Why games kept in ``data`` would be lost at power-off (the Pi's overlay), or None."""
     from hardware.storage import in_memory
@@ -409,11 +452,12 @@ def _stop(signum: int, frame: Any) -> None:
 
 def main(config: Config, players: list[str] | None, new: bool, headless: bool = False,
          screen: bool = False, wait: float = 60.0, record: Path | None = None,
-         camera: str | None = None) -> int:
+         camera: str | None = None, round_number: int | None = None) -> int:
     """``tabletop run``: the touchscreen app where there is a display and Kivy, else headless
     (printing lines as they come: a log or a terminal reads them live).
 
-    ``camera``: ``--camera``'s source, over ``[camera] source`` for this run.
+    ``camera``: ``--camera``'s source, over ``[camera] source`` for this run;
+    ``round_number``: ``--round``'s, over ``[tournament] round``.
     ``screen`` (the Pi's user service, started by the desktop's autostart): the
     session's ``DISPLAY``, else its sockets, waiting up to ``wait`` seconds for
     them; without one (or without Kivy) exit 1, and systemd tries again.
@@ -438,7 +482,7 @@ def main(config: Config, players: list[str] | None, new: bool, headless: bool = 
         print(f"tabletop: {_why_headless()}: what the screen would show is printed here "
               f"instead (--headless says so and this line goes)", file=sys.stderr)
     runner = Runner(config, players, new, out=lambda line: print(line, flush=True),
-                    on_screen=app, record=record, camera=camera)
+                    on_screen=app, record=record, camera=camera, round_number=round_number)
     code = runner.run_app() if app else runner.run()
     if code == RESTART:
         # The journal is closed. A camera stuck in its driver may hang the interpreter's own

@@ -63,6 +63,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--data", metavar="DIR", type=Path,
                      help="keep the journal and the calibration in DIR instead of the data "
                           "folder ([paths] data)")
+    run.add_argument("--round", type=int, metavar="N", dest="round_number",
+                     help="the tournament round a new game is for (a table with [tournament] "
+                          "set; default: [tournament] round, or the setup screen's)")
     run.set_defaults(run=_run)
 
     shots = commands.add_parser(
@@ -104,9 +107,14 @@ def _demo_refusal(args: argparse.Namespace) -> str:
 
 def _run(args: argparse.Namespace) -> int:
     from tabletop.assembly.config import load_config
+    from tabletop.assembly.config_tournament import MAX_ROUND
     from tabletop.assembly.runner import main
 
     players = [name.strip(" ") for name in args.players.split(",")] if args.players else None
+    if args.round_number is not None and not 1 <= args.round_number <= MAX_ROUND:
+        print(f"tabletop: --round {args.round_number}: give a round from 1 to {MAX_ROUND}",
+              file=sys.stderr)
+        return 2
     try:
         config = load_config()
         if args.data is not None:
@@ -114,7 +122,7 @@ def _run(args: argparse.Namespace) -> int:
         if args.window:
             config.values["screen"]["windowed"] = True
         return main(config, players, args.new, args.headless, args.screen,
-                    record=args.record, camera=args.camera)
+                    record=args.record, camera=args.camera, round_number=args.round_number)
     except TabletopError:
         raise
     except ValueError as error:          # a device setting the hardware layer refused

@@ -7,7 +7,8 @@ together) or one by one, or they are tapped in (:meth:`Seating.enter`; with no
 camera, the only way: UNDO takes back the last tile tapped). The table then says
 who drew each tile (NEXT cycles the names or a name is tapped, CONFIRM assigns;
 the last is implied), the engine names the first player, and
-:attr:`Seating.setup` is the table-script setup line that starts the game.
+:attr:`Seating.setup` is the table-script setup line that starts the game (with the
+tournament ``seat`` a game is set up for, if any: :class:`TournamentPlace` gives it).
 
 >>> seating = Seating("acquire", ["Ann", "Bob", "Cy"])
 >>> seating.changes_seen(["5C", "9I", "1D"], [])
@@ -23,8 +24,10 @@ the last is implied), the engine names the first player, and
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
+from tabletop.journal.seat import Seat
 from tabletop.table.assistant import BUTTONS, CONFIRM, NEXT, UNDO
 from tabletop.engine.game import Game
 from tabletop.engine.names import clean_names
@@ -35,13 +38,45 @@ from tabletop.table.prompts import Option, Prompt
 from tabletop.engine.ruleset import RuleSet, load_rules
 
 
+@dataclass
+class TournamentPlace:
+    """This table's place in a tournament: the tournament's and the table's names, fixed, and
+    the round being played, which the setup screen may step (None: not chosen yet).
+
+    >>> place = TournamentPlace("Spring Open", "3")
+    >>> place.step(1); place.step(1); place.step(-5); place.round
+    1
+    >>> place.seat()
+    Seat(round=1, table='3', tournament='Spring Open')
+    """
+
+    tournament: str
+    table: str
+    round: int | None = None
+
+    def step(self, by: int) -> None:
+        """The round ``by`` rounds on (the first tap of + chooses round 1); never below 1."""
+        self.round = max(1, (self.round or 0) + by)
+
+    def seat(self) -> Seat:
+        """The seat of a game set up now; TabletopError while no round is chosen (a game of
+        the tournament without its seat would hand in a slip the director cannot place)."""
+        if self.round is None:
+            raise TabletopError(Message("{tournament}: choose the round this game is for "
+                                        "(+ beside the round) before Start",
+                                        tournament=self.tournament))
+        return Seat(self.round, self.table, self.tournament)
+
+
 class Seating:
     """The turn-order draw of one table (see the module's docstring)."""
 
     def __init__(self, rules: RuleSet | str, players: Iterable[str],
                  options: Mapping[str, Any] | None = None, seed: int | None = None,
-                 profile: Profile | None = None) -> None:
+                 profile: Profile | None = None, seat: Seat | None = None) -> None:
         self.rules = rules if isinstance(rules, RuleSet) else load_rules(rules)
+        #: The tournament round and table the game is set up for (None: no tournament).
+        self.seat = seat
         self.players = clean_names(list(players))   # as the game keeps them (NFC), or refused
         #: The profile the game is held to (None: the table chose its options).
         self.profile = profile
@@ -215,6 +250,8 @@ class Seating:
             setup["seed"] = self.seed
         if self.profile is not None:
             setup["profile"] = self.profile.entry()
+        if self.seat is not None:
+            setup["seat"] = self.seat.to_json()
         self.setup, self.first = setup, game.names[game.current]
         self._message = Message("{player} drew the tile closest to {tile}: {first} starts",
                                 player=self.first, tile=self.geometry.tile_labels[0],
