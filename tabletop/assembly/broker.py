@@ -40,13 +40,14 @@ class TableLink:
                  resend: float = RESEND_SECONDS) -> None:
         self.address = broker if isinstance(broker, BrokerAddress) else BrokerAddress.parse(broker)
         self.tournament, self.table, self.key, self.out = tournament, table, key, out
-        self.outbox = Outbox.open(Path(data_dir) / OUTBOX_FILE)
         self._state: LiveState | None = None
         self._stop = threading.Event()
         self._send_lock = threading.Lock()
+        # The link first: without paho-mqtt it refuses, and no outbox is left open.
         self.link = Link(self.address, f"tabletop-{topic_name(tournament)}-{topic_name(table)}",
                          out, subscriptions=[(ack_topic(tournament, table), 1)],
                          on_connect=self._connected, on_message=self._answer)
+        self.outbox = Outbox.open(Path(data_dir) / OUTBOX_FILE)
         self._resender = threading.Thread(target=self._resend_every, args=(resend,),
                                           name=f"slips of table {table}", daemon=True)
 

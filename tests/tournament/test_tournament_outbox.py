@@ -45,3 +45,22 @@ def test_an_outbox_that_cannot_be_opened_is_said(tmp_path: Path) -> None:
     (tmp_path / "outbox.db").write_text("not a database, a note")
     with pytest.raises(JournalError, match="outbox"):
         Outbox.open(tmp_path / "outbox.db")
+
+
+def test_a_table_without_paho_is_told_so_and_opens_no_outbox(tmp_path, monkeypatch):
+    # Without the tournament extra the table plays on without a link: nothing of the link may
+    # be left behind (the outbox is a SQLite file in the data folder).
+    import sys
+
+    import pytest
+
+    from tabletop.assembly.broker import TableLink
+    from tabletop.journal.keys import new_signing_key
+    from tabletop.tournament.model import TournamentError
+
+    monkeypatch.setitem(sys.modules, "paho", None)
+    monkeypatch.setitem(sys.modules, "paho.mqtt", None)
+    monkeypatch.setitem(sys.modules, "paho.mqtt.client", None)
+    with pytest.raises(TournamentError, match="paho"):
+        TableLink("127.0.0.1:1", "Spring Open", "3", tmp_path, new_signing_key())
+    assert list(tmp_path.iterdir()) == []
