@@ -22,6 +22,7 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -29,6 +30,7 @@ import sqlite3
 import stat
 import tempfile
 from dataclasses import dataclass, field
+from typing import Iterator
 from pathlib import Path
 
 from tabletop.journal import files
@@ -127,19 +129,12 @@ def write_mark(db_path: Path, mark: Mark) -> None:
 def mark_now(log_path: Path, conn: sqlite3.Connection) -> Mark | None:
     """The mark of the journal as it is now (just found whole); None if the copy is no
     regular file, or does not end at a line's end."""
-    try:
-        fd = os.open(log_path, os.O_RDONLY | files.NOFOLLOW | files.NONBLOCK | files.CLOEXEC)
-    except OSError:
-        return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size == 0:
+    with _regular(log_path) as opened:
+        if opened is None or opened[1].st_size == 0:
             return None
-        size = info.st_size
+        fd, size = opened[0], opened[1].st_size
         window = _pread(fd, min(WINDOW, size), size - min(WINDOW, size))
         line = _last_line(fd, size)
-    finally:
-        os.close(fd)
     if line is None:
         return None
     last, last_sum = None, ""
@@ -237,14 +232,10 @@ def check_tail(db_path: Path, log_path: Path, mark: Mark, timeout: float = 5.0) 
 def _log_after(log_path: Path, mark: Mark) -> bytes | None:
     """The copy's bytes after the mark; None unless it is still the copy the mark was made
     of (a regular file at least as long, this version's header, the same bytes before it)."""
-    try:
-        fd = os.open(log_path, os.O_RDONLY | files.NOFOLLOW | files.NONBLOCK | files.CLOEXEC)
-    except OSError:
-        return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size < mark.log_size or mark.log_size == 0:
+    with _regular(log_path) as opened:
+        if opened is None or opened[1].st_size < mark.log_size or mark.log_size == 0:
             return None
+        fd, info = opened
         head = _pread(fd, min(256, mark.log_size), 0).split(b"\n")[0]
         try:
             version = json.loads(head).get(HEADER_KEY)
@@ -256,6 +247,20 @@ def _log_after(log_path: Path, mark: Mark) -> bytes | None:
                 hashlib.sha256(window).hexdigest() != mark.log_tail:
             return None
         return _pread(fd, info.st_size - mark.log_size, mark.log_size)
+
+
+@contextlib.contextmanager
+def _regular(path: Path) -> Iterator[tuple[int, os.stat_result] | None]:
+    """The file's descriptor and status, opened without following a link; None unless it
+    is a regular file (a copy behind a link or a FIFO is no copy the mark knows)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | files.NOFOLLOW | files.NONBLOCK | files.CLOEXEC)
+    except OSError:
+        yield None
+        return
+    try:
+        info = os.fstat(fd)
+        yield (fd, info) if stat.S_ISREG(info.st_mode) else None
     finally:
         os.close(fd)
 

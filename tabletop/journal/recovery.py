@@ -207,12 +207,7 @@ def recover(db_path: Path, log_path: Path, describe: Describe,
     if plan.db_problem:
         _rebuild_db(db_path, db, plan, report, stamp, log_path.name, describe, not certain)
     else:
-        try:
-            _catch_up(db_path, plan, report, describe, timeout)
-        except DB_ERRORS as error:
-            if locked(error):
-                raise locked_error(db_path, timeout) from None
-            raise
+        _catch_up_unless_locked(db_path, plan, report, describe, timeout)
     _repair_log(log_path, log, plan, report, stamp, certain)
     if not certain:
         report.messages.append(_doubt(db_path.name, log_path.name, log, damaged))
@@ -225,6 +220,17 @@ def recover(db_path: Path, log_path: Path, describe: Describe,
     return report
 
 
+def _catch_up_unless_locked(db_path: Path, plan: Plan, report: RecoveryReport,
+                            describe: Describe, timeout: float) -> None:
+    """:func:`_catch_up`, a database another process holds said as such."""
+    try:
+        _catch_up(db_path, plan, report, describe, timeout)
+    except DB_ERRORS as error:
+        if locked(error):
+            raise locked_error(db_path, timeout) from None
+        raise
+
+
 def _recover_tail(db_path: Path, log_path: Path, describe: Describe,
                   timeout: float) -> RecoveryReport | None:
     """Check and repair what came after the known-good mark; None to check everything."""
@@ -234,12 +240,7 @@ def _recover_tail(db_path: Path, log_path: Path, describe: Describe,
         return None
     report = RecoveryReport()
     plan = Plan(games=tail.games, catch_up=[tail.catch_up] if tail.catch_up else [])
-    try:
-        _catch_up(db_path, plan, report, describe, timeout)
-    except DB_ERRORS as error:
-        if locked(error):
-            raise locked_error(db_path, timeout) from None
-        raise
+    _catch_up_unless_locked(db_path, plan, report, describe, timeout)
     # The database agrees with every step after the mark, so a torn last line of the
     # copy is a step whose saving was cut short: never confirmed.
     _repair_log(log_path, tail.log, plan, report, _stamp(), certain=True)
