@@ -15,7 +15,7 @@ from tabletop.suggest import did_you_mean
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    """Add ``demo`` and ``run`` to the ``tabletop`` command line."""
+    """Add ``demo``, ``run``, ``archive``, ``prune`` and ``screenshots`` to the command line."""
     from tabletop.engine.ruleset import available_rules
 
     demo = commands.add_parser(
@@ -67,6 +67,8 @@ def register(commands: argparse._SubParsersAction) -> None:
                      help="the tournament round a new game is for (a table with [tournament] "
                           "set; default: [tournament] round, or the setup screen's)")
     run.set_defaults(run=_run)
+
+    _register_archive(commands)
 
     shots = commands.add_parser(
         "screenshots", help="render every screen of the touchscreen app to PNG (needs a display)")
@@ -186,4 +188,78 @@ def _demo_app(args: argparse.Namespace) -> int:
         TableApp(loop=demo.loop, driver=steps(), fps=fps).run()
     finally:
         demo.close()
+    return 0
+
+
+def _register_archive(commands: argparse._SubParsersAction) -> None:
+    archive = commands.add_parser(
+        "archive", help="write old games of the journal to an archive file (to prune them after)")
+    archive.add_argument("--before", type=int, metavar="GAME_ID",
+                         help="the finished games with an id below GAME_ID")
+    archive.add_argument("--finished-before", metavar="YYYY-MM-DD",
+                         help="the games finished before that day (UTC)")
+    archive.add_argument("--abandoned", type=int, action="append", default=[], metavar="GAME_ID",
+                         help="an unfinished game given up, archived too (again for more)")
+    archive.add_argument("--to", required=True, metavar="FILE", help="the archive file to write")
+    archive.add_argument("--force", action="store_true", help="replace FILE if it exists")
+    archive.add_argument("--journal", metavar="DB", help="the journal (default: the data folder's)")
+    archive.set_defaults(run=_archive)
+
+    prune = commands.add_parser(
+        "prune", help="remove from the journal the games an archive holds (checked first)")
+    prune.add_argument("--archived", required=True, metavar="FILE",
+                       help="the archive `tabletop archive` wrote")
+    prune.add_argument("--journal", metavar="DB", help="the journal (default: the data folder's)")
+    prune.set_defaults(run=_prune)
+
+
+def _archive(args: argparse.Namespace) -> int:
+    import datetime
+    import os
+
+    from tabletop.assembly.config import default_journal_path, load_config
+    from tabletop.journal.archive import Selection, archive_journal
+    from tabletop.journal.journal import _journal_files, open_for_reading
+    from tabletop.journal.slip import KEY_FILE, SIGNING_KEY_FILE, sign, slip_data, \
+        table_signing_key
+
+    if args.finished_before is not None:
+        try:
+            datetime.date.fromisoformat(args.finished_before)
+        except ValueError:
+            raise TabletopError(f"--finished-before {args.finished_before}: give a day as "
+                                f"YYYY-MM-DD, e.g. 2026-11-30") from None
+    path = Path(args.journal) if args.journal else default_journal_path()
+    selection = Selection(args.before, args.finished_before, tuple(args.abandoned))
+    data = load_config().data_dir
+    keep = [*_journal_files(path, path.with_suffix(".log")), data / KEY_FILE,
+            data / SIGNING_KEY_FILE]
+    key = []
+
+    def signed(info, lines):
+        if not key:
+            key.append(table_signing_key(data))     # made on first use, as `tabletop slip` does
+        return sign(slip_data(info, lines), key[0])
+
+    with open_for_reading(path) as journal:
+        games, notes = archive_journal(journal, selection, args.to, args.force, signed, keep)
+    for note in notes:
+        print(f"tabletop: {note}", file=sys.stderr)
+    over = sum(1 for game in games if game.finished is not None)
+    print(f"archived {len(games)} game{'s' if len(games) != 1 else ''} of {path} to {args.to} "
+          f"({os.path.getsize(args.to):,} bytes): {', '.join(str(game.id) for game in games)}; "
+          f"{over} finished with signed slips, {len(games) - over} abandoned; "
+          f"`tabletop prune --archived {args.to}` removes them from the journal")
+    return 0
+
+
+def _prune(args: argparse.Namespace) -> int:
+    from tabletop.assembly.config import default_journal_path
+    from tabletop.journal.prune import prune_archived
+
+    path = Path(args.journal) if args.journal else default_journal_path()
+    result = prune_archived(path, args.archived)
+    for message in result.report:
+        print(f"tabletop: {message}", file=sys.stderr)
+    print(result.summary())
     return 0

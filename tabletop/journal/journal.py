@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from tabletop.journal import files, known_good, store
+from tabletop.journal import files, known_good, pruning, store
 from tabletop.engine.actions import Action, Undo, parse_action
 from tabletop.engine.game import Game
 from tabletop.errors import JournalError, JournalFull, JournalLocked, ScriptError
@@ -99,6 +99,11 @@ def check(path: str | Path, repair: bool = False,
                                f"untouched")
     if files.not_regular(log_path) == "a symbolic link":
         files.refuse_links(log_path)
+    pending = pruning.read_intent(path)
+    if pending is not None and not repair:   # the copies differ by the games being pruned
+        return done, [f"a prune of games {', '.join(map(str, sorted(pending.games)))} was "
+                      f"interrupted: `tabletop check --repair` (or the table's next opening) "
+                      f"finishes it; the records are checked after that"], f"{path}: prune pending"
     found, plan = inspect(path, log_path, timeout)
     for game, records in plan.games.items():
         result = replay(record.line for record in records)
@@ -243,7 +248,9 @@ class Journal:
             raise JournalError(f"cannot open the journal {path}: {error.strerror}") from None
         conn = None
         try:
+            finished = pruning.finish_interrupted(path, log_path, timeout)
             report = recover(path, log_path, _describe, timeout, check_all)
+            report.messages[:0] = finished
             conn = store.connect(path, timeout)
             known_good.update(path, log_path, conn)   # whole: the next opening starts here
             log_fd = files.open_private(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
@@ -544,9 +551,10 @@ _REPAIR = ("`tabletop check --repair` restores it from {}, as the table does whe
 
 def _journal_files(path: Path, log_path: Path) -> list[Path]:
     """Every file of the journal at ``path``: the database, SQLite's files beside it, the
-    append-only copy, the writer's lock and the known-good mark."""
+    append-only copy, the writer's lock, the known-good mark and an interrupted prune's file."""
     return [path, *(Path(f"{path}{side}") for side in store.GUARDED_SIDES), log_path,
-            path.with_name(path.name + ".lock"), known_good.mark_path(path)]
+            path.with_name(path.name + ".lock"), known_good.mark_path(path),
+            pruning.intent_path(path)]
 
 
 def _refuse_odd_files(path: Path, log_path: Path, done: str = "opened") -> None:

@@ -277,7 +277,7 @@ PARSEABLE = {
     "calibrate": ["--image", "e.png", "--corners", "1,1 2,1 2,2 1,2", "--out", "t.json"],
     "recognize": ["--calibration", "t.json", "f.png"], "watch": ["--source", "sim"],
     "vision-report": ["folder"], "demo": [], "run": [], "screenshots": ["--out", "folder"],
-    "director": [],
+    "director": [], "archive": ["--to", "a.jsonl"], "prune": ["--archived", "a.jsonl"],
 }
 
 
