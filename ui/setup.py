@@ -40,6 +40,8 @@ SHOWN = ("bonus_mode", "disclosure", "founder_when_sold_out", "hex_offset", "two
          "agreed_end", "incorrect_placement")
 #: Under a profile, these are shown too (held, as every option is): what a tournament holds.
 HELD_SHOWN = SHOWN + ("dead_reveal", "turn_order")
+#: Unfinished games listed at a time by Resume (a row each, readable at 800x480).
+RESUME_PAGE = 5
 
 
 class SetupScreen(Screen):
@@ -216,16 +218,20 @@ class SetupScreen(Screen):
         services = app.services if app is not None else None
         return services.unfinished() if services is not None else []
 
-    def ask_resume(self) -> None:
-        """The table's unfinished games in the journal: one tapped goes back on the table."""
+    def ask_resume(self, page: int = 0) -> None:
+        """The table's unfinished games in the journal, newest first, RESUME_PAGE at a time
+        (a table of years may have many): one tapped goes back on the table."""
         from kivy.uix.boxlayout import BoxLayout
         from kivy.uix.popup import Popup
 
         app, language = App.get_running_app(), self.language
+        games = self._unfinished()
+        pages = max(1, -(-len(games) // RESUME_PAGE))
+        page = min(max(page, 0), pages - 1)
         box = BoxLayout(orientation="vertical", spacing="6dp", padding="6dp")
         self.popup = Popup(title=text("resume", language), title_font=app.font_name,
                            content=box, size_hint=(0.9, 0.9))
-        for info in self._unfinished()[:6]:
+        for info in games[page * RESUME_PAGE:(page + 1) * RESUME_PAGE]:
             entry = Button(text=text("resume_entry", language, game=str(info.id),
                                      rules=load_rules(info.rules).title.split(" (")[0],
                                      players=", ".join(info.players), turn=str(info.turn)),
@@ -233,10 +239,31 @@ class SetupScreen(Screen):
             entry.bind(size=lambda w, size: setattr(w, "text_size", (size[0] - 12, None)))
             entry.bind(on_release=lambda _, g=info.id: (self.popup.dismiss(), app.resume_game(g)))
             box.add_widget(entry)
+        if pages > 1:
+            box.add_widget(self._resume_pages(page, pages))
         back = Button(text=text("back", language), font_name=app.font_name, font_size="17sp")
         back.bind(on_release=lambda _: self.popup.dismiss())
         box.add_widget(back)
         self.popup.open()
+
+    def _resume_pages(self, page: int, pages: int) -> Any:
+        """Newer, "2 of 7", Older: the row that turns the resume list's pages."""
+        from kivy.uix.boxlayout import BoxLayout
+        from kivy.uix.label import Label
+
+        app, language = App.get_running_app(), self.language
+        row = BoxLayout(orientation="horizontal", spacing="6dp")
+        for key, step in (("resume_newer", -1), ("resume_older", 1)):
+            button = Button(text=text(key, language), font_name=app.font_name, font_size="17sp",
+                            disabled=not 0 <= page + step < pages)
+            button.bind(on_release=lambda _, to=page + step: (self.popup.dismiss(),
+                                                               self.ask_resume(to)))
+            row.add_widget(button)
+            if step < 0:
+                row.add_widget(Label(text=text("resume_page", language, page=str(page + 1),
+                                               pages=str(pages)),
+                                     font_name=app.font_name, font_size="17sp"))
+        return row
 
     def _focused(self, field: TextInput, focused: bool) -> None:
         self._keep_in_sight(field if focused else None)

@@ -490,6 +490,54 @@ def test_another_unfinished_game_is_resumed_from_the_setup_screen(run_app, tmp_p
 
 
 
+def test_a_table_of_many_unfinished_games_pages_its_resume_list(run_app, tmp_path):
+    """Twelve games left unfinished (a table of years keeps many): the newest is on the table,
+    the eleven others are listed five at a time, newest first, and the oldest, on the last
+    page, is put back on the table by a tap. Every button is a finger's size at 800x480."""
+    from tabletop.assembly.config import load_config
+    from tabletop.assembly.runner import Runner
+    from ui.app import TableApp
+
+    data = tmp_path / "data"
+    data.mkdir()
+    with Journal.open(data / "journal.db", table_name="table 1") as journal:
+        ids = [journal.start({"setup": {"rules": "acquire", "players": [f"P{n}", "Bob"],
+                                        "seed": n}}).id for n in range(12)]
+    path = tmp_path / "config.toml"
+    path.write_text(f'[camera]\nsource = "sim:acquire,seed=1"\n[controls]\nkind = "mock"\n'
+                    f'[paths]\ndata = "{data}"\n')
+    runner = Runner(load_config(path, environ={}), out=lambda line: None)
+    try:
+        app = run_app(TableApp(loop=runner.loop, controls=runner.controls, services=runner.services))
+        assert runner.loop.desk.table.id == ids[-1]
+        app.root.current = "setup"
+        settle()
+
+        def page() -> tuple[list[str], dict]:
+            buttons = [w for w in app.setup.popup.walk() if w.__class__.__name__ == "Button"]
+            for button in buttons:
+                assert min(button.size) >= 44, (button.text, button.size)
+            named = {w.text: w for w in buttons}
+            return [w.text.split(" ")[0] for w in buttons if w.text.startswith("#")], named
+
+        tap(app.setup.ids.resume)
+        settle()
+        listed, buttons = page()
+        assert listed == [f"#{i}" for i in ids[-2:-7:-1]]           # the five newest
+        assert "1 of 3" in texts(app.setup.popup) and buttons["Newer"].disabled
+        tap(buttons["Older"])
+        settle()
+        tap({w.text: w for w in app.setup.popup.walk() if hasattr(w, "text")}["Older"])
+        settle()
+        listed, buttons = page()
+        assert listed == [f"#{ids[0]}"] and "3 of 3" in texts(app.setup.popup)
+        assert buttons["Older"].disabled and not buttons["Newer"].disabled
+        tap(buttons[next(t for t in buttons if t.startswith(f"#{ids[0]} "))])
+        settle()
+        assert app.root.current == "table" and runner.loop.desk.table.id == ids[0]
+    finally:
+        runner.close()
+
 # --- first use (issue 16): no calibration, no camera ---------------------------------------------
 
 def _table(tmp_path, camera: str, players: str = ""):
