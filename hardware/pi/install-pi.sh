@@ -319,6 +319,13 @@ user_unit() {  # the app as a user service, and the launcher the desktop's autos
   put "$WORK/tabletop.service" "$ETC/systemd/user/tabletop.service" 0644
   render "$HERE/tabletop-session" tabletop-session
   put "$WORK/tabletop-session" "$PREFIX/bin/tabletop-session" 0755
+  # The journal's full check at night (a table's opening checks only what is new).
+  render "$HERE/tabletop-check.service" tabletop-check.service
+  put "$WORK/tabletop-check.service" "$ETC/systemd/user/tabletop-check.service" 0644
+  put "$HERE/tabletop-check.timer" "$ETC/systemd/user/tabletop-check.timer" 0644
+  # What systemctl --global enable does, under $ETC: every user's timers.target wants it.
+  run install -d -o root -g root -m 0755 "$ETC/systemd/user/timers.target.wants"
+  run ln -sfn ../tabletop-check.timer "$ETC/systemd/user/timers.target.wants/tabletop-check.timer"
 }
 
 desktop_autostart() {  # written by the desktop user, in its home (see autostart.sh)
@@ -432,6 +439,7 @@ Done. Installed for $DESKTOP_USER:
   the app, root's and read-only to $DESKTOP_USER: $PREFIX/venv
   its launcher, run by the desktop's autostart at each login: $PREFIX/bin/tabletop-session
   the app as $DESKTOP_USER's systemd user service: $ETC/systemd/user/tabletop.service
+  the journal's full check, nightly at 4:00: $ETC/systemd/user/tabletop-check.timer
   devices and power-off: $ETC/udev/rules.d/99-tabletop.rules, $ETC/sudoers.d/tabletop
   the games and the calibration ($DESKTOP_USER's, 0700): $HOME_DIR/.local/share/tabletop
 Reboot: the new groups take effect at login, and the table then opens by itself.

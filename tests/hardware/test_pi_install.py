@@ -142,6 +142,28 @@ def test_without_a_desktop_user_to_find_the_installer_says_to_name_one():
     assert root.returncode == 1 and "does not run as root" in root.stderr
 
 
+def test_the_journal_is_checked_in_full_each_night_behind_the_table():
+    # A table's opening checks only what is new: older records' damage is found by this.
+    units = {}
+    for name in ("tabletop-check.service", "tabletop-check.timer"):
+        units[name] = configparser.ConfigParser(strict=False, interpolation=None)
+        units[name].optionxform = str
+        units[name].read(PI / name)
+    service, timer = units["tabletop-check.service"]["Service"], units["tabletop-check.timer"]
+    assert service["ExecStart"] == "@PREFIX@/venv/bin/tabletop check"    # reads, never repairs
+    assert service["Type"] == "oneshot" and service["Nice"] == "19"
+    assert service["IOSchedulingClass"] == "idle"
+    assert timer["Timer"]["OnCalendar"] == "*-*-* 04:00:00"
+    assert timer["Timer"]["Persistent"] == "false"      # a night missed is never made up at boot
+    assert timer["Install"]["WantedBy"] == "timers.target"
+    steps = dry_run(ETC="/etc")
+    for unit in ("tabletop-check.service", "tabletop-check.timer"):
+        assert f"/etc/systemd/user/{unit}" in steps
+    enabled = "ln -sfn ../tabletop-check.timer /etc/systemd/user/timers.target.wants/tabletop-check.timer"
+    assert enabled in steps
+    assert steps.index("/etc/systemd/user/tabletop-check.timer") < steps.index(enabled)
+
+
 def test_user_unit_starts_the_app_on_xwayland_and_restarts_it_on_failure():
     unit = configparser.ConfigParser(strict=False, interpolation=None)
     unit.optionxform = str
