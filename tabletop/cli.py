@@ -77,6 +77,9 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--repair", action="store_true",
                        help="repair what is damaged, as the table does when it opens the journal")
     check.add_argument("--journal", metavar="DB", help="the journal (default: the data folder's)")
+    check.add_argument("--if-recorded", action="store_true",
+                       help="a table that has recorded no game yet has nothing to check: exit 0 "
+                            "(the nightly check of a new table)")
     check.set_defaults(run=_check)
 
     export = commands.add_parser("export", help="print a journaled game as jsonl, json or csv")
@@ -330,6 +333,9 @@ def _check(args: argparse.Namespace) -> int:
     from tabletop.assembly.config import default_journal_path
     from tabletop.journal.journal import check
 
+    if args.if_recorded and not _recorded(Path(args.journal or default_journal_path())):
+        print(f"no journal at {args.journal or default_journal_path()} yet: nothing to check")
+        return 0
     # --repair opens the journal as the table does; checking alone reads only what is there.
     path = (args.journal or default_journal_path()) if args.repair else _journal_path(args.journal)
     repaired, found, summary = check(path, repair=args.repair)

@@ -239,6 +239,18 @@ def test_slip_without_a_journal_says_so_and_creates_nothing(tmp_path):
     assert not data.exists()          # no data folder, no slip.key in it
 
 
+def test_the_nightly_check_of_a_table_with_no_game_yet_is_no_failure(tmp_path):
+    # The Pi's timer runs `check --if-recorded` from the first night: a new table has no
+    # journal, which is nothing to check, not damage; without the flag it is still refused.
+    data = tmp_path / "data"
+    env = dict(TABLETOP_DATA=str(data), TABLETOP_CONFIG=str(tmp_path / "no-config.toml"))
+    nightly = run("check", "--if-recorded", **env)
+    assert nightly.returncode == 0 and nightly.stderr == ""
+    assert nightly.stdout == f"no journal at {data / 'journal.db'} yet: nothing to check\n"
+    assert run("check", **env).returncode == 2
+    assert not data.exists()
+
+
 def on_terminal(*args: str, interrupt_at: bytes | None = None) -> tuple[int, str, bytes]:
     return terminal_run.on_terminal(*args, interrupt_at=interrupt_at, env=environment())
 

@@ -150,7 +150,7 @@ def test_the_journal_is_checked_in_full_each_night_behind_the_table():
         units[name].optionxform = str
         units[name].read(PI / name)
     service, timer = units["tabletop-check.service"]["Service"], units["tabletop-check.timer"]
-    assert service["ExecStart"] == "@PREFIX@/venv/bin/tabletop check"    # reads, never repairs
+    assert service["ExecStart"] == "@PREFIX@/venv/bin/tabletop check --if-recorded"    # reads, never repairs
     assert service["Type"] == "oneshot" and service["Nice"] == "19"
     assert service["IOSchedulingClass"] == "idle"
     assert timer["Timer"]["OnCalendar"] == "*-*-* 04:00:00"
