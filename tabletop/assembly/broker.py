@@ -18,6 +18,7 @@ stick (``tabletop director import``).
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
@@ -84,7 +85,7 @@ class TableLink:
             self.finished(journal, game_id)
         pending = game.pending
         self._state = LiveState(
-            self.tournament, seat.round, seat.table, game_id, len(game.history),
+            self.tournament, seat.round, seat.table, game_id, game.turn,
             None if pending is None else game.names[pending.player],
             tuple(PlayerState(name, cash) for name, cash in zip(game.names, game.cash)),
             game.over, len(self.outbox.pending()))
@@ -135,6 +136,10 @@ class TableLink:
                 self.out(f"tournament: the director refused slip {answer.slip}: {answer.reason}")
             else:
                 self.out(f"tournament: the director has slip {answer.slip}")
+            # The retained state must not go on saying the slip is undelivered.
+            if self._state is not None:
+                self._state = replace(self._state, undelivered=len(self.outbox.pending()))
+                self._publish_state()
 
     def _resend_every(self, seconds: float) -> None:
         while not self._stop.wait(seconds):

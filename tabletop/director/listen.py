@@ -124,12 +124,24 @@ class Director:
         except ValueError:
             return
         with self._lock:
-            first = table not in self.states
+            before = self.states.get(table)
             self.states[table] = state
-        if first:
+        if before is None:
             self.out(f"table {table} is online: round {state.round}, game {state.game}"
                      + (f", {state.undelivered} slip(s) not yet delivered"
                         if state.undelivered else ""))
+        if (before is None or before.game != state.game) and not state.over:
+            self._check_round(table, state)
+
+    def _check_round(self, table: str, state: LiveState) -> None:
+        """Say at once when a table starts a game for a round other than the one seated: its
+        slip would be refused at the end, and the game would have to be played again."""
+        current = self._tournament().current
+        if current and state.round != current:
+            self.out(f"table {table} is playing game {state.game} for round {state.round}, but "
+                     f"round {current} is seated: its slip will not count. Stop it and set the "
+                     f"table to round {current} (the setup screen's +, or tabletop run --round "
+                     f"{current})")
 
     def _progress(self, number: int) -> None:
         try:

@@ -36,7 +36,8 @@ class BrokerAddress:
         host, colon, port = text.strip().rpartition(":")
         if not colon:
             host, port = text.strip(), str(DEFAULT_PORT)
-        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        # (mqtt://HOST would be taken for a host called "mqtt" and looked up for ever)
+        if not host or "/" in host or not port.isdigit() or not 0 < int(port) < 65536:
             raise TournamentError(f"--broker takes HOST:PORT, such as 127.0.0.1:1883 "
                                   f"({text!r} is not one)")
         return cls(host.strip("[]"), int(port))

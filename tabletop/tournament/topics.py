@@ -76,8 +76,8 @@ class PlayerState:
 
 @dataclass(frozen=True)
 class LiveState:
-    """What a table says of its game while it plays: round, table, game, turn (actions
-    confirmed, and whose turn it is), each player's cash so far, whether it is over, and
+    """What a table says of its game while it plays: round, table, game, turn (the game's
+    turn number, and whose turn it is), each player's cash so far, whether it is over, and
     how many slips it holds undelivered."""
 
     tournament: str

@@ -183,6 +183,13 @@ def test_the_table_hands_its_signed_slip_to_the_director_once(tmp_path, venue):
     assert_one_verified_slip(venue, key, game_id)
     assert any(line.startswith("tournament: the director has slip") for line in lines)
     assert not any("Traceback" in line for line in lines)
+    # A director started again reads the table's retained state: the slip it answered is no
+    # longer said to be undelivered, and the turn is the game's own.
+    venue.listen()
+    wait_for("the table's retained state", lambda: "table 1 is online" in venue.said())
+    again = venue.stop_director()
+    online = next(line for line in again.splitlines() if "table 1 is online" in line)
+    assert online == f"table 1 is online: round 1, game {game_id}", online
 
 
 def test_with_the_broker_away_the_table_plays_on_and_the_slip_goes_when_it_is_back(tmp_path, venue):

@@ -78,7 +78,7 @@ class Table:
         """The live state the table publishes (as tabletop.assembly.broker.TableLink does)."""
         game = self.game
         pending = game.pending
-        return LiveState(NAME, 1, self.name, self.game_id, len(game.history),
+        return LiveState(NAME, 1, self.name, self.game_id, game.turn,
                          None if pending is None else game.names[pending.player],
                          tuple(PlayerState(n, c) for n, c in zip(game.names, game.cash)),
                          game.over, 0).to_bytes()
