@@ -229,7 +229,7 @@ def test_the_page_drawn_by_chromium_shows_standings_tables_and_a_refused_slip(
     assert cards["Table 1"][1] == "slip in \u2713"
     assert cards["Table 2"][1] == "game over"            # its slip refused: not in
     four = hall.tables["4"].game
-    assert cards["Table 4"][1] == f"turn {len(four.history)}"
+    assert cards["Table 4"][1] == f"turn {four.turn}"
     assert cards["Table 4"][2:] == [piece for name, cash in zip(four.names, four.cash)
                                     for piece in (name, f"{cash:,}")]
     to_play = [texts for texts in dom.of("player", "to-play")]
@@ -307,7 +307,7 @@ def test_the_json_endpoint_gives_the_same_view(hall: Hall) -> None:
     five = hall.tables["5"].game
     table = next(t for t in view["tables"] if t["table"] == "5")
     assert table["slip_taken"] is False and tuple(table["seated"]) == tuple(five.names)
-    assert table["live"]["turn"] == len(five.history)
+    assert table["live"]["turn"] == five.turn
     assert table["live"]["to_play"] == five.names[five.pending.player]
     assert [(p["name"], p["cash"]) for p in table["live"]["players"]] == \
         list(zip(five.names, five.cash))
