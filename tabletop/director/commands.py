@@ -14,6 +14,7 @@ are kept beside it (``tournament.slips.jsonl``). See docs/tournament.md.
 from __future__ import annotations
 
 import argparse
+import difflib
 from pathlib import Path
 
 from tabletop.tournament import model
@@ -88,11 +89,9 @@ def _names(text: str) -> tuple[str, ...]:
 
 
 def _new(args: argparse.Namespace) -> int:
-    from tabletop.engine.ruleset import load_rules
-
     if args.file.exists():
         raise TournamentError(f"{args.file} exists already: give another --file, or move it away")
-    load_rules(args.rules)                    # a rule set that is not one is said now
+    _check_rules(args.rules)                  # a rule set that is not one is said now
     if args.rounds < 1:
         raise TournamentError("--rounds is 1 or more")
     seed = args.seed if args.seed is not None else model.new_seed()
@@ -102,8 +101,9 @@ def _new(args: argparse.Namespace) -> int:
 
     sizes = sizes_for(tournament)              # players who cannot be seated are said now
     model.save(tournament, args.file)
+    tables = "1 table" if len(sizes) == 1 else f"{len(sizes)} tables"
     print(f"{args.file}: {tournament.name}, {len(tournament.players)} players at "
-          f"{len(sizes)} tables, {tournament.rounds_planned} rounds of {tournament.rules} "
+          f"{tables}, {tournament.rounds_planned} rounds of {tournament.rules} "
           f"(round 1's draw: seed {seed})")
     return 0
 
@@ -219,3 +219,17 @@ def _import(args: argparse.Namespace) -> int:
     print(f"{tournament.name}: {taken} slip(s) taken, {refused} refused, from {len(files)} "
           f"file(s) in {args.folder}")
     return 1 if refused else 0
+
+
+def _check_rules(name: str) -> None:
+    """A rule set's name, or the closest one named with the refusal (a typo, ``aquire``)."""
+    from tabletop.engine.ruleset import available_rules, load_rules
+    from tabletop.errors import RulesFileError
+
+    try:
+        load_rules(name)
+    except RulesFileError as error:
+        close = difflib.get_close_matches(name, available_rules(), n=1)
+        if not close:
+            raise
+        raise TournamentError(f"{error} (did you mean {close[0]}?)") from None

@@ -143,3 +143,15 @@ def test_an_unreachable_broker_is_said_and_retried(club: Path) -> None:
     assert f"cannot reach the broker at 127.0.0.1:{port}: Connection refused, retrying" in out
     assert out.count("cannot reach") == 1          # said once an outage, not at every retry
     assert "Traceback" not in out and out.rstrip().endswith("tournament.slips.jsonl")
+
+
+def test_new_names_the_closest_rule_set_and_counts_one_table_as_one(tmp_path):
+    typo = subprocess.run([sys.executable, "-m", "tabletop", "director", "new", "X",
+                           "--players", "A,B,C", "--rules", "aquire"], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert typo.returncode == 2 and "(did you mean acquire?)" in typo.stderr
+    assert "Traceback" not in typo.stderr and not (tmp_path / "tournament.json").exists()
+    made = subprocess.run([sys.executable, "-m", "tabletop", "director", "new", "X",
+                           "--players", "A,B,C", "--seed", "1"], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert made.stdout.startswith("tournament.json: X, 3 players at 1 table, 3 rounds")
