@@ -23,8 +23,10 @@ wall time and its peak resident memory (the child's ``ru_maxrss``, from
 * ``read``: ``open_for_reading`` and ``games()``, as ``tabletop games`` reads;
 * ``games``: the whole ``tabletop games --journal DB`` command (every game listed);
 * ``full``: ``Journal.open(check_all=True)``: every record of both copies checked,
-  as every opening did before the known-good mark (``tabletop check --repair``);
-* ``check``: ``tabletop check --journal DB``, the full check, changing nothing.
+  as every opening did before the known-good mark (``tabletop check --repair``;
+  a whole journal is checked streaming, in memory that does not grow with it);
+* ``check``: ``tabletop check --journal DB``, the full check and every game
+  replayed, changing nothing (``--steps ... check`` to measure it).
 
 ``--profile`` prints the costliest functions of one ``open`` (cProfile).
 """

@@ -19,7 +19,9 @@ kept aside. A database that another program keeps locked is not damaged: the
 journal is not opened, and nothing is touched. The :class:`RecoveryReport`
 says plainly what was found and whether anything confirmed was lost (only a
 record damaged in both copies can be; when neither copy is whole, it says
-where confirmed steps may be missing).
+where confirmed steps may be missing). A journal found whole is found so in memory
+that does not grow with its history (:mod:`tabletop.journal.whole_check`); only one with
+something else in it is read whole and compared here, record by record.
 
 >>> mine = Record(1, 0, "2026-03-01T14:03:22Z", '{"setup": {}}', "table 1").sealed()
 >>> theirs = Record(1, 0, "2026-03-02T09:00:00Z", '{"setup": {}}', "table 2").sealed()
@@ -39,7 +41,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Callable, Mapping, Sequence
 
 from tabletop.errors import JournalError
 from tabletop.journal.store import (DB_ERRORS, ROLLBACK_FILE, SCHEMA_VERSION, SIDE_FILES, DbScan,
@@ -49,6 +51,7 @@ from tabletop.journal.store import (DB_ERRORS, ROLLBACK_FILE, SCHEMA_VERSION, SI
 
 from tabletop.journal.files import odd_file, open_private
 from tabletop.journal.known_good import check_tail, read_mark
+from tabletop.journal.whole_check import whole
 
 Describe = Callable[[sqlite3.Connection, int, list[Record]], None]
 
@@ -59,7 +62,7 @@ Describe = Callable[[sqlite3.Connection, int, list[Record]], None]
 class Plan:
     """What the journal holds once both copies are read, and what must be repaired."""
 
-    games: dict[int, list[Record]]
+    games: Mapping[int, Sequence[Record]]   # a dict of lists, or read one game at a time
     db_problem: str | None = None     # why the database must be rebuilt
     catch_up: list[Record] = field(default_factory=list)
     log_problem: str | None = None    # why the copy must be rewritten
@@ -188,14 +191,15 @@ def recover(db_path: Path, log_path: Path, describe: Describe,
         report = _recover_tail(db_path, log_path, describe, timeout)
         if report is not None:
             return report
-    log = scan_log(log_path)
-    if log.version is not None and log.version > SCHEMA_VERSION:
-        raise newer_version_error(log_path, log.version)
     report = RecoveryReport()
     stamp = _stamp()
-    _rollback_aside(db_path, report, stamp)
-    db = scan_db(db_path, timeout)
-    plan = reconcile(db, log, db_path.name, log_path.name)
+    found = None if os.path.lexists(f"{db_path}{ROLLBACK_FILE}") else whole(db_path, log_path,
+                                                                             timeout)
+    if found is not None:
+        log, db, plan = found
+        plan.games.close()    # whole: nothing below reads a game's records
+    else:
+        log, db, plan = _compare_in_memory(db_path, log_path, timeout, report, stamp)
     # What was confirmed is known for sure if either copy is whole (the copy gets every
     # step first; the database each one it acknowledged). If neither is, a torn last line
     # may have been confirmed, damaged lines may have held steps nobody else holds.
@@ -218,6 +222,18 @@ def recover(db_path: Path, log_path: Path, describe: Describe,
             f"not be restored: damaged in both {db_path.name} and {log_path.name}")
     fsync_dir(db_path.parent)
     return report
+
+
+def _compare_in_memory(db_path: Path, log_path: Path, timeout: float, report: RecoveryReport,
+                       stamp: str) -> tuple[LogScan, DbScan, Plan]:
+    """Both copies read whole and compared record by record: what finds and repairs damage
+    (:func:`whole` answers in bounded memory only for a journal found whole)."""
+    log = scan_log(log_path)
+    if log.version is not None and log.version > SCHEMA_VERSION:
+        raise newer_version_error(log_path, log.version)
+    _rollback_aside(db_path, report, stamp)
+    db = scan_db(db_path, timeout)
+    return log, db, reconcile(db, log, db_path.name, log_path.name)
 
 
 def _catch_up_unless_locked(db_path: Path, plan: Plan, report: RecoveryReport,
@@ -254,11 +270,15 @@ def inspect(db_path: Path, log_path: Path, timeout: float = 5.0) -> tuple[list[s
     Both copies are read as they are (nothing is made, moved or written); the findings
     are sentences, none when both copies hold every record whole and agree.
     """
-    log = scan_log(log_path)
-    if log.version is not None and log.version > SCHEMA_VERSION:
-        raise newer_version_error(log_path, log.version)
-    db = scan_db(db_path, timeout, readonly=True)
-    plan = reconcile(db, log, db_path.name, log_path.name)
+    found_whole = whole(db_path, log_path, timeout, readonly=True)
+    if found_whole is not None:   # its games are read one at a time, when gone through
+        log, db, plan = found_whole
+    else:
+        log = scan_log(log_path)
+        if log.version is not None and log.version > SCHEMA_VERSION:
+            raise newer_version_error(log_path, log.version)
+        db = scan_db(db_path, timeout, readonly=True)
+        plan = reconcile(db, log, db_path.name, log_path.name)
     found = []
     if plan.db_problem:
         found.append(f"{db_path.name} {plan.db_problem}: repairing rebuilds it from the records "

@@ -290,17 +290,21 @@ def read_records(conn: sqlite3.Connection, game: int | None = None) -> list[Reco
     where = where.replace("id", "game")
     rows += conn.execute(f"SELECT game, seq, at, line, NULL, sum FROM actions {where}",
                          args).fetchall()
-    records = []
-    for g, seq, at, line, table, digest in rows:
-        if not (_whole(g) and _whole(seq)):
-            continue
-        texts = (at, line, digest) + ((table,) if seq == 0 else ())
-        if not all(isinstance(text, str) for text in texts):
-            records.append(Record(g, seq, "", "", None, ""))
-            continue
-        records.append(Record(g, seq, at, line, table if seq == 0 else None, digest))
+    records = [record for record in map(record_of_row, rows) if record is not None]
     records.sort(key=lambda record: record.key)
     return records
+
+
+def record_of_row(row: tuple) -> Record | None:
+    """The Record of a row ``(game, seq, at, line, table, sum)``; None if its game or
+    sequence number is not a whole number, its other fields emptied if one is not text."""
+    g, seq, at, line, table, digest = row
+    if not (_whole(g) and _whole(seq)):
+        return None
+    texts = (at, line, digest) + ((table,) if seq == 0 else ())
+    if not all(isinstance(text, str) for text in texts):
+        return Record(g, seq, "", "", None, "")
+    return Record(g, seq, at, line, table if seq == 0 else None, digest)
 
 
 @dataclass

@@ -1,0 +1,178 @@
+"""The full check of a whole journal holds memory that does not grow with its games.
+
+Measured with tracemalloc's peak (what Python allocated at most during the check), not
+with a clock: a journal ten times as long must not need much more. The same measure
+taken of the in-memory comparison (which a damaged journal still gets) grows with the
+journal, so it does tell the two apart.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import sqlite3
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from tabletop.engine.random_play import random_action
+from tabletop.journal import recovery, store, whole_check
+from tabletop.journal.journal import Journal, check
+
+PLAYERS = ["Ann", "Bob", "Cy", "Di"]
+
+
+@pytest.fixture(scope="module")
+def one_game(tmp_path_factory) -> tuple[list[store.Record], tuple]:
+    """The records of one real game (40 actions) and its games-list entry."""
+    folder = tmp_path_factory.mktemp("one")
+    rng = random.Random(7)
+    with Journal.open(folder / "journal.db") as journal:
+        table = journal.start({"setup": {"rules": "acquire", "players": PLAYERS, "seed": 7}})
+        for _ in range(40):
+            table.push(random_action(table.game, rng))
+        records = list(table.records)
+    conn = sqlite3.connect(folder / "journal.db")
+    entry = conn.execute("SELECT rules, players, turn, actions, finished FROM games").fetchone()
+    conn.close()
+    return records, entry
+
+
+def _journal(folder: Path, games: int, one_game) -> Path:
+    """A whole journal of ``games`` copies of the one game (each sealed as its own)."""
+    records, entry = one_game
+    folder.mkdir(exist_ok=True)
+    db = folder / "journal.db"
+    every = [dataclasses.replace(record, game=game).sealed()
+             for game in range(1, games + 1) for record in records]
+    conn = store.connect(db)
+    store.create_schema(conn)
+    conn.execute("BEGIN")
+    for record in every:
+        store.insert_record(conn, record)
+    conn.execute("UPDATE games SET rules = ?, players = ?, turn = ?, actions = ?, finished = ?",
+                 entry)
+    conn.execute("COMMIT")
+    conn.close()
+    store.write_log(db.with_suffix(".log"), every)
+    return db
+
+
+@pytest.fixture(autouse=True)
+def small_chunks(monkeypatch):
+    """The copy read 16 kB at a time (1 MB on a table), so that both journals measured
+    are many chunks long: what is held then depends on the chunk, not the journal."""
+    monkeypatch.setattr(whole_check, "CHUNK", 16 << 10)
+
+
+def _peak(work) -> int:
+    """The most bytes Python held at once while ``work()`` ran."""
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        base = tracemalloc.get_traced_memory()[0]
+        work()
+        return tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+
+
+def _full_open(db: Path) -> str:
+    with Journal.open(db, check_all=True) as journal:
+        return str(journal.report)
+
+
+@pytest.fixture(scope="module")
+def journals(tmp_path_factory, one_game) -> tuple[Path, Path]:
+    short = _journal(tmp_path_factory.mktemp("short"), 20, one_game)
+    long = _journal(tmp_path_factory.mktemp("long"), 200, one_game)
+    return short, long
+
+
+def test_the_full_opening_holds_no_more_for_ten_times_the_games(journals):
+    short, long = journals
+    assert _full_open(short) == _full_open(long) == "the journal is intact"
+    small, large = _peak(lambda: _full_open(short)), _peak(lambda: _full_open(long))
+    assert large < 1.5 * small + 200_000, (small, large)
+
+
+def test_tabletop_check_holds_no_more_for_ten_times_the_games(journals):
+    short, long = journals
+    done, found, summary = check(long)
+    assert (done, found) == ([], [])
+    assert summary.endswith("200 games, 8200 records; every checksum holds, both copies agree "
+                            "and every game replays")
+    small, large = _peak(lambda: check(short)), _peak(lambda: check(long))
+    assert large < 1.5 * small + 200_000, (small, large)
+
+
+def test_the_in_memory_comparison_grows_so_the_measure_tells(journals, monkeypatch):
+    short, long = journals
+    monkeypatch.setattr(recovery, "whole", lambda *args, **kwargs: None)
+    assert _full_open(long) == "the journal is intact"
+    small, large = _peak(lambda: _full_open(short)), _peak(lambda: _full_open(long))
+    assert large > 4 * small, (small, large)
+
+
+def _damaged_variants(db: Path, rng: random.Random):
+    """The journal at ``db`` changed in one of many ways (a few leave it whole)."""
+    log = db.with_suffix(".log")
+    data = log.read_bytes() if log.exists() else b"\n" * 9
+    lines = data.split(b"\n")[:-1]
+    yield "as it is", None
+    yield "torn last line", lambda: log.write_bytes(data + b'{"game":3,"se')
+    yield "last line lost its end", lambda: log.write_bytes(data[:-1])
+    yield "line twice", lambda: log.write_bytes(data + lines[-1] + b"\n")
+    yield "lines swapped", lambda: log.write_bytes(
+        b"\n".join(lines[:5] + [lines[6], lines[5]] + lines[7:]) + b"\n")
+    yield "last line missing", lambda: log.write_bytes(b"\n".join(lines[:-1]) + b"\n")
+    yield "no header", lambda: log.write_bytes(b"\n".join(lines[1:]) + b"\n")
+    for number in range(6):
+        at = rng.randrange(len(data) - 1)
+        flipped = data[:at] + bytes([data[at] ^ (1 << rng.randrange(8))]) + data[at + 1:]
+        yield f"copy byte {at} flipped", lambda flipped=flipped: log.write_bytes(flipped)
+    for sql in ("DELETE FROM actions WHERE game = 2 AND seq = 40",
+                "DELETE FROM actions WHERE game = 1 AND seq = 3",
+                "UPDATE actions SET at = 'x' WHERE game = 2 AND seq = 7",
+                "UPDATE actions SET game = -1 WHERE game = 2 AND seq = 7",
+                "UPDATE games SET actions = 3 WHERE id = 1",
+                "UPDATE games SET finished = 'never' WHERE id = 2",
+                "INSERT INTO actions SELECT 9, seq, at, line, sum FROM actions WHERE game = 1"):
+        yield sql, lambda sql=sql: _sql(db, sql)
+
+
+def _sql(db: Path, sql: str) -> None:
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute(sql)
+    conn.close()
+
+
+def _as_reconciled(db: Path):
+    log_scan = store.scan_log(db.with_suffix(".log"))
+    plan = recovery.reconcile(store.scan_db(db, readonly=True), log_scan)
+    games = {game: list(records) for game, records in plan.games.items()}
+    return (games, plan.db_problem, plan.catch_up, plan.log_problem, plan.lost, plan.db_whole,
+            log_scan.torn, log_scan.whole_size, log_scan.bad, log_scan.unterminated)
+
+
+def test_where_the_streaming_check_finds_a_journal_whole_the_full_comparison_agrees(
+        tmp_path, one_game):
+    accepted = []
+    for number in range(len(list(_damaged_variants(tmp_path / "none.db", random.Random(3))))):
+        db = _journal(tmp_path / str(number), 3, one_game)   # the same bytes each time
+        what, damage = list(_damaged_variants(db, random.Random(3)))[number]
+        if damage is not None:
+            damage()
+        found = whole_check.whole(db, db.with_suffix(".log"), readonly=True)
+        if found is None:
+            continue
+        log_scan, _, plan = found
+        games = {game: list(records) for game, records in plan.games.items()}
+        assert (games, plan.db_problem, plan.catch_up, plan.log_problem, plan.lost,
+                plan.db_whole, log_scan.torn, log_scan.whole_size, log_scan.bad,
+                log_scan.unterminated) == _as_reconciled(db), what
+        plan.games.close()
+        accepted.append(what)
+    assert "as it is" in accepted and "torn last line" in accepted
+    assert "line twice" not in accepted and "last line lost its end" not in accepted
