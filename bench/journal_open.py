@@ -26,7 +26,14 @@ wall time and its peak resident memory (the child's ``ru_maxrss``, from
   as every opening did before the known-good mark (``tabletop check --repair``;
   a whole journal is checked streaming, in memory that does not grow with it);
 * ``check``: ``tabletop check --journal DB``, the full check and every game
-  replayed, changing nothing (``--steps ... check`` to measure it).
+  replayed, changing nothing (``--steps ... check`` to measure it);
+* ``damaged``: ``Journal.open(check_all=True)`` of a copy of the journal with one bit
+  gone bad in a line of the append-only copy halfway through (it is found, kept aside
+  and rewritten; the copy of the journal is made before the clock starts and removed
+  after);
+* ``run``: ``tabletop run --headless --camera sim --data DIR`` until it prints its
+  first line (the time from the command to the table's first words), then stopped
+  (Ctrl-C); its peak memory up to then.
 
 ``--profile`` prints the costliest functions of one ``open`` (cProfile).
 """
@@ -39,8 +46,9 @@ import os
 import platform
 import random
 import shutil
-import tempfile
+import signal
 import subprocess
+import tempfile
 import sys
 import time
 from pathlib import Path
@@ -49,7 +57,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 PLAYERS = ["Ann", "Bob", "Cy", "Di"]
-STEPS = ("open", "read", "games", "full", "check")
+STEPS = ("open", "read", "games", "full", "check", "damaged", "run")
 MARK_KEPT = "known-good.bench"
 
 
@@ -96,8 +104,8 @@ def child(step: str, db: Path) -> None:
     from tabletop.journal.journal import Journal, open_for_reading   # not timed: constant
 
     started = time.perf_counter()
-    if step in ("open", "full"):
-        with Journal.open(db, check_all=step == "full") as journal:
+    if step in ("open", "full", "damaged"):
+        with Journal.open(db, check_all=step != "open") as journal:
             report = str(journal.report)
     elif step == "read":
         with open_for_reading(db) as journal:
@@ -113,6 +121,10 @@ def measure(step: str, db: Path) -> tuple[float, float, str]:
     kept = db.with_name(MARK_KEPT)
     if step == "open" and kept.exists():   # one game written since the journal was known good
         shutil.copy(kept, db.with_name(db.name + ".known-good"))
+    if step == "damaged":
+        return _damaged(db)
+    if step == "run":
+        return _first_line(db)
     if step in ("games", "check"):
         command = [sys.executable, "-m", "tabletop", step, "--journal", str(db)]
     else:
@@ -132,6 +144,65 @@ def measure(step: str, db: Path) -> tuple[float, float, str]:
         answer = json.loads(said)
         said, wall = answer["report"], answer["seconds"]
     return wall, peak / 1024, said
+
+
+def _damaged(db: Path) -> tuple[float, float, str]:
+    """``damaged``: the repair of a copy of the journal with one bit flipped in the middle
+    of its append-only copy."""
+    def flip_and_open(copy: Path) -> tuple[float, float, str]:
+        log = copy.with_suffix(".log")
+        with open(log, "r+b") as handle:
+            handle.seek(log.stat().st_size // 2)
+            handle.readline()
+            at = handle.tell() + 40       # inside the next line
+            handle.seek(at)
+            byte = handle.read(1)
+            handle.seek(at)
+            handle.write(bytes([byte[0] ^ 0x01]))
+        return _measured([sys.executable, __file__, "--child", "damaged", str(copy)])
+    return _on_a_copy(db, flip_and_open)
+
+
+def _first_line(db: Path) -> tuple[float, float, str]:
+    """``run``: seconds from ``tabletop run --headless`` to its first line, and its peak
+    memory until then (on a copy of the journal: the table starts a game in it)."""
+    def run(copy: Path) -> tuple[float, float, str]:
+        command = [sys.executable, "-m", "tabletop", "run", "--headless", "--camera", "sim",
+                   "--players", ",".join(PLAYERS), "--data", str(copy.parent)]
+        with tempfile.TemporaryFile("w+") as err:
+            started = time.perf_counter()
+            process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                       stderr=err, text=True, cwd=ROOT)
+            first = process.stdout.readline()
+            wall = time.perf_counter() - started
+            os.kill(process.pid, signal.SIGINT)    # not send_signal: it would reap the child
+            _, _, usage = os.wait4(process.pid, 0)
+        return wall, usage.ru_maxrss / 1024, first.strip()[:200]
+    return _on_a_copy(db, run)
+
+
+def _on_a_copy(db: Path, work) -> tuple[float, float, str]:
+    """``work(copy)`` on a copy of the journal's folder (made before, removed after)."""
+    folder = db.parent.with_name(db.parent.name + "-copy")
+    shutil.rmtree(folder, ignore_errors=True)
+    shutil.copytree(db.parent, folder)
+    try:
+        return work(folder / db.name)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _measured(command: list[str]) -> tuple[float, float, str]:
+    """A child's own seconds and what it said (its JSON line), and its peak memory."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        process = subprocess.Popen(command, stdout=out, stderr=err, text=True, cwd=ROOT)
+        _, status, usage = os.wait4(process.pid, 0)
+        out.seek(0), err.seek(0)
+        said = (out.read().strip().splitlines() or [""])[-1]
+        if os.waitstatus_to_exitcode(status) != 0:
+            return 0.0, usage.ru_maxrss / 1024, f"failed: {err.read().strip()[-200:]}"
+    answer = json.loads(said)
+    return answer["seconds"], usage.ru_maxrss / 1024, answer["report"]
 
 
 def profile(db: Path) -> None:
@@ -190,7 +261,8 @@ def main() -> int:
         for step in args.steps:
             wall, peak, said = measure(step, db)
             cells.append(f"{wall:.2f} / {peak:.0f}")
-            if step in ("open", "full") and said != "the journal is intact":
+            if step in ("open", "full") and said != "the journal is intact" or step in (
+                    "damaged", "run"):
                 print(f"  {step} said: {said}", file=sys.stderr)
         print(f"| {games:,} | {records:,} | {sizes} | " + " | ".join(cells) + " |", flush=True)
         if args.profile:

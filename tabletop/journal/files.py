@@ -13,6 +13,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 from tabletop.errors import JournalError
@@ -169,3 +170,36 @@ def copy_private(source: Path, target: Path) -> None:
                 handle.write(chunk)
     finally:
         os.close(fd)
+
+
+#: How much of a file is read at a time when it is read line by line.
+CHUNK = 1 << 20
+
+
+def lines_of(fd: int, end: int, chunk: int = 0) -> Iterator[bytes]:
+    """The lines (without their line ends) of the file open at ``fd`` up to byte ``end``,
+    which ends a line, read ``chunk`` bytes (default :data:`CHUNK`) at a time: the file is
+    never held whole."""
+    offset, rest, chunk = 0, b"", chunk or CHUNK
+    while offset < end:
+        data = os.pread(fd, min(chunk, end - offset), offset)
+        if not data:
+            break
+        offset += len(data)
+        *whole_lines, rest = (rest + data).split(b"\n")
+        yield from whole_lines
+
+
+def last_line_end(fd: int, size: int, limit: int | None = None, chunk: int = 0) -> int:
+    """Where the last line end among the first ``size`` bytes of ``fd`` is, plus one; 0 if
+    there is none (in its last ``limit`` bytes, when given). Read backwards a chunk at a time."""
+    chunk = chunk or CHUNK
+    stop = 0 if limit is None else max(0, size - limit)
+    end = size
+    while end > stop:
+        start = max(stop, end - chunk)
+        found = os.pread(fd, end - start, start).rfind(b"\n")
+        if found >= 0:
+            return start + found + 1
+        end = start
+    return 0

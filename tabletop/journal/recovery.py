@@ -20,140 +20,36 @@ journal is not opened, and nothing is touched. The :class:`RecoveryReport`
 says plainly what was found and whether anything confirmed was lost (only a
 record damaged in both copies can be; when neither copy is whole, it says
 where confirmed steps may be missing). A journal found whole is found so in memory
-that does not grow with its history (:mod:`tabletop.journal.whole_check`); only one with
-something else in it is read whole and compared here, record by record.
-
->>> mine = Record(1, 0, "2026-03-01T14:03:22Z", '{"setup": {}}', "table 1").sealed()
->>> theirs = Record(1, 0, "2026-03-02T09:00:00Z", '{"setup": {}}', "table 2").sealed()
->>> copy = LogScan(exists=True, version=1, records=[theirs], whole_size=200)
->>> reconcile(DbScan(), copy).db_problem          # the copy rebuilds a lost database
-'was missing'
->>> plan = reconcile(DbScan(exists=True, has_schema=True, read=True, records=[mine]), copy)
->>> plan.db_problem, plan.games[1] == [mine], plan.log_problem
-(None, True, "belongs to another journal (1 record differs from journal.db's although the checksums of both hold)")
+that does not grow with its history (:mod:`tabletop.journal.whole_check`); one with
+something else in it is compared record by record (:mod:`tabletop.journal.comparison`)
+in a scratch database on the disk (:mod:`tabletop.journal.scratch`), a game at a time,
+and repaired here a game at a time.
 """
 
 from __future__ import annotations
 
+import glob
 import os
 import sqlite3
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
+from typing import Callable
 
 from tabletop.errors import JournalError
+from tabletop.journal.comparison import Plan, _count
 from tabletop.journal.store import (DB_ERRORS, ROLLBACK_FILE, SCHEMA_VERSION, SIDE_FILES, DbScan,
-                              LogScan, Record,
-                              connect, create_schema, fsync_dir, insert_record, locked,
-                              locked_error, newer_version_error, scan_db, scan_log, write_log)
+                                    LogScan, Record, connect, create_schema, fsync_dir,
+                                    header_version, insert_record, locked, locked_error,
+                                    newer_version_error, write_log)
 
 from tabletop.journal.files import odd_file, open_private
 from tabletop.journal.known_good import check_tail, read_mark
+from tabletop.journal.scratch import on_disk
 from tabletop.journal.whole_check import whole
 
 Describe = Callable[[sqlite3.Connection, int, list[Record]], None]
-
-
-# -- comparing the copies ---------------------------------------------------------
-
-@dataclass
-class Plan:
-    """What the journal holds once both copies are read, and what must be repaired."""
-
-    games: Mapping[int, Sequence[Record]]   # a dict of lists, or read one game at a time
-    db_problem: str | None = None     # why the database must be rebuilt
-    catch_up: list[Record] = field(default_factory=list)
-    log_problem: str | None = None    # why the copy must be rewritten
-    lost: dict[int, list[int]] = field(default_factory=dict)   # game -> seqs not restorable
-    db_whole: bool = False            # the database holds every record it should, all intact
-
-
-def reconcile(db: DbScan, log: LogScan, db_name: str = "journal.db",
-              log_name: str = "journal.log") -> Plan:
-    """Merge both copies record by record (a valid copy line wins) and judge each copy.
-
-    Damage makes a record fail its checksum; it cannot make two records that
-    both hold differ. A copy whose records differ from the database's so is
-    another journal's (or an older one's): it is left out, never mixed in.
-    """
-    from_log: dict[tuple[int, int], Record] = {}
-    for record in log.records:
-        from_log[record.key] = record   # a later line for the same step replaces an earlier one
-    from_db = {record.key: record for record in db.records if record.valid}
-    foreign = sum(1 for key, record in from_log.items() if from_db.get(key, record) != record)
-    if foreign:
-        from_log = {}
-    seen = set(from_log) | {record.key for record in db.records}
-    chosen = {key: from_log.get(key) or from_db.get(key) for key in seen}
-    plan = Plan(games={})
-    highest: dict[int, int] = {}          # each game's last step (one pass: linear in records)
-    for game, seq in seen:
-        highest[game] = max(seq, highest.get(game, seq))
-    for game in sorted(highest):
-        kept: list[Record] = []
-        while chosen.get((game, len(kept))) is not None:
-            kept.append(chosen[(game, len(kept))])
-        if len(kept) <= highest[game]:
-            plan.lost[game] = list(range(len(kept), highest[game] + 1))
-        if kept:
-            plan.games[game] = kept
-    wanted = {record.key: record for records in plan.games.values() for record in records}
-    last = log.records[-1].key if log.records and not foreign else None
-    plan.db_problem = _db_problem(db, wanted, last, plan, log_name)
-    held = {record.key: record for record in db.records}
-    caught = {record.key for record in plan.catch_up}
-    plan.db_whole = (db.read and db.has_schema and not db.bad and not db.unkeyed
-                     and all(held.get(key) == record for key, record in wanted.items()
-                             if key not in caught))
-    plan.log_problem = _log_problem(log, wanted, from_log, db_name, foreign)
-    return plan
-
-
-def _db_problem(db: DbScan, wanted: Mapping, last: tuple[int, int] | None, plan: Plan,
-                log_name: str) -> str | None:
-    if not db.exists:
-        return "was missing" if wanted or db.leftovers else None
-    if db.error is not None:
-        return f"could not be read ({db.error})"
-    if not db.has_schema:
-        return "was empty (cut short)" if wanted else None
-    if db.bad:
-        first = db.bad[0]
-        return f"failed its checksum at game {first.game}, record {first.seq}"
-    if db.unkeyed:
-        return f"held {_count(db.unkeyed, 'record')} whose game or step number was damaged"
-    if db.listing:
-        return f"had a damaged entry in its games list (game {db.listing[0]})"
-    held = {record.key: record for record in db.records}
-    if any(wanted.get(key) != record for key, record in held.items()):
-        return f"disagreed with {log_name}"
-    missing = [key for key in wanted if key not in held]
-    if missing == [last]:
-        plan.catch_up = [wanted[last]]   # the one step a crash can leave unsaved in the database
-        return None
-    if missing:
-        return f"was missing {len(missing)} records that {log_name} holds"
-    return None
-
-
-def _log_problem(log: LogScan, wanted: Mapping, from_log: Mapping, db_name: str,
-                 foreign: int) -> str | None:
-    if not log.regular:
-        return None   # a device or pipe given as the copy: written to, never replaced
-    if foreign:
-        return (f"belongs to another journal ({_count(foreign, 'record')} "
-                f"{'differs' if foreign == 1 else 'differ'} from {db_name}'s although the "
-                f"checksums of both hold)")
-    if not log.exists or log.whole_size == 0:
-        return "was missing" if wanted else "new"
-    if log.version is None:
-        return "had no readable header line"
-    if log.bad:
-        return f"had damaged lines ({', '.join(map(str, log.bad[:5]))})"
-    missing = [key for key, record in wanted.items() if from_log.get(key) != record]
-    return f"was missing {len(missing)} records that {db_name} holds" if missing else None
 
 
 # -- repairing -----------------------------------------------------------------------
@@ -199,7 +95,17 @@ def recover(db_path: Path, log_path: Path, describe: Describe,
         log, db, plan = found
         plan.games.close()    # whole: nothing below reads a game's records
     else:
-        log, db, plan = _compare_in_memory(db_path, log_path, timeout, report, stamp)
+        log, db, plan = _compare_on_disk(db_path, log_path, timeout, report, stamp)
+    try:
+        _repair(db_path, log_path, describe, timeout, report, stamp, log, db, plan)
+    finally:
+        if found is None:
+            plan.games.close()   # the scratch file goes
+    return report
+
+
+def _repair(db_path: Path, log_path: Path, describe: Describe, timeout: float,
+            report: RecoveryReport, stamp: str, log: LogScan, db: DbScan, plan: Plan) -> None:
     # What was confirmed is known for sure if either copy is whole (the copy gets every
     # step first; the database each one it acknowledged). If neither is, a torn last line
     # may have been confirmed, damaged lines may have held steps nobody else holds.
@@ -221,19 +127,35 @@ def recover(db_path: Path, log_path: Path, describe: Describe,
             f"game {game}: {_count(len(seqs), 'confirmed step')} (from no. {seqs[0]}) could "
             f"not be restored: damaged in both {db_path.name} and {log_path.name}")
     fsync_dir(db_path.parent)
-    return report
 
 
-def _compare_in_memory(db_path: Path, log_path: Path, timeout: float, report: RecoveryReport,
-                       stamp: str) -> tuple[LogScan, DbScan, Plan]:
-    """Both copies read whole and compared record by record: what finds and repairs damage
-    (:func:`whole` answers in bounded memory only for a journal found whole)."""
-    log = scan_log(log_path)
-    if log.version is not None and log.version > SCHEMA_VERSION:
-        raise newer_version_error(log_path, log.version)
+def _compare_on_disk(db_path: Path, log_path: Path, timeout: float, report: RecoveryReport,
+                     stamp: str) -> tuple[LogScan, DbScan, Plan]:
+    """Both copies compared record by record: what finds and repairs damage (:func:`whole`
+    answers only for a journal found whole)."""
+    _newer_copy_refused(log_path)
     _rollback_aside(db_path, report, stamp)
-    db = scan_db(db_path, timeout)
-    return log, db, reconcile(db, log, db_path.name, log_path.name)
+    _leftovers_removed(db_path, log_path)
+    return on_disk(db_path, log_path, timeout)
+
+
+def _leftovers_removed(db_path: Path, log_path: Path) -> None:
+    """Remove what a repair stopped part-way (killed, power cut) left: a scratch file, a
+    database half rebuilt, a copy half rewritten. Only a writer makes them, and the caller
+    holds the writer lock, so none is in use."""
+    for name, suffix in ((db_path.name, ".compare"), (db_path.name, ".rebuild"),
+                         (log_path.name, ".rewrite")):
+        for path in db_path.parent.glob(f".{glob.escape(name)}.*{suffix}"):
+            if path.is_file() and not path.is_symlink():
+                _remove(path)
+
+
+def _newer_copy_refused(log_path: Path) -> None:
+    """A copy of a newer format is not this version's to judge: refused before anything
+    is read (its header is its first line)."""
+    version = header_version(log_path)
+    if version is not None and version > SCHEMA_VERSION:
+        raise newer_version_error(log_path, version)
 
 
 def _catch_up_unless_locked(db_path: Path, plan: Plan, report: RecoveryReport,
@@ -274,11 +196,8 @@ def inspect(db_path: Path, log_path: Path, timeout: float = 5.0) -> tuple[list[s
     if found_whole is not None:   # its games are read one at a time, when gone through
         log, db, plan = found_whole
     else:
-        log = scan_log(log_path)
-        if log.version is not None and log.version > SCHEMA_VERSION:
-            raise newer_version_error(log_path, log.version)
-        db = scan_db(db_path, timeout, readonly=True)
-        plan = reconcile(db, log, db_path.name, log_path.name)
+        _newer_copy_refused(log_path)
+        log, db, plan = on_disk(db_path, log_path, timeout, readonly=True)
     found = []
     if plan.db_problem:
         found.append(f"{db_path.name} {plan.db_problem}: repairing rebuilds it from the records "
@@ -325,6 +244,7 @@ def _rebuild_db(path: Path, db: DbScan, plan: Plan, report: RecoveryReport, stam
             create_schema(conn)
             conn.execute("BEGIN")
             for game, records in plan.games.items():
+                records = list(records)      # one game held at a time, read once
                 for record in records:
                     insert_record(conn, record)
                 describe(conn, game, records)
@@ -421,7 +341,7 @@ def _repair_log(path: Path, log: LogScan, plan: Plan, report: RecoveryReport, st
             report.kept.append(aside)
             message += f" and is kept as {aside.name}"
         report.messages.append(f"{message}; it was rewritten from the journal's records")
-    write_log(path, [record for records in plan.games.values() for record in records])
+    write_log(path, (record for records in plan.games.values() for record in records))
 
 
 def _set_aside(path: Path, stamp: str) -> Path:
@@ -490,11 +410,3 @@ def _remove(path: Path) -> None:
 
 def _stamp() -> str:
     return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-
-
-def _count(n: int, noun: str) -> str:
-    """
-    >>> _count(1, "action"), _count(57, "action")
-    ('1 action', '57 actions')
-    """
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

@@ -34,11 +34,12 @@ import weakref
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, Iterator, Protocol
 
 from tabletop.errors import JournalError, JournalLocked
 from tabletop.journal.files import (CLOEXEC, NOFOLLOW, NONBLOCK, copy_private, create_private,
-                                    hold_unless_written, not_regular, read_head, remove_quietly)
+                                    hold_unless_written, last_line_end, lines_of, not_regular,
+                                    read_head, remove_quietly)
 
 #: The database's ``user_version`` and the copy's header version this code writes and reads.
 SCHEMA_VERSION = 1
@@ -136,7 +137,8 @@ class Record:
 
 
 def _whole(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    """A whole number a SQLite integer can hold (a copy's line could give a larger one)."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 1 << 63
 
 
 class _Damaged(str):
@@ -284,15 +286,22 @@ def read_records(conn: sqlite3.Connection, game: int | None = None) -> list[Reco
     row with any other field of the wrong type comes back with that field
     emptied, so that its checksum fails.
     """
+    return sorted(iter_records(conn, game), key=lambda record: record.key)
+
+
+def iter_records(conn: sqlite3.Connection, game: int | None = None) -> Iterator[Record]:
+    """:func:`read_records`' records as SQLite gives them (setups first), one at a time."""
     where, args = ("WHERE id = ?", (game,)) if game is not None else ("", ())
-    rows = [(g, 0, at, line, table, digest) for g, at, table, line, digest in conn.execute(
-        f"SELECT id, started, table_name, setup, sum FROM games {where}", args)]
+    for g, at, table, line, digest in conn.execute(
+            f"SELECT id, started, table_name, setup, sum FROM games {where}", args):
+        record = record_of_row((g, 0, at, line, table, digest))
+        if record is not None:
+            yield record
     where = where.replace("id", "game")
-    rows += conn.execute(f"SELECT game, seq, at, line, NULL, sum FROM actions {where}",
-                         args).fetchall()
-    records = [record for record in map(record_of_row, rows) if record is not None]
-    records.sort(key=lambda record: record.key)
-    return records
+    for row in conn.execute(f"SELECT game, seq, at, line, NULL, sum FROM actions {where}", args):
+        record = record_of_row(row)
+        if record is not None:
+            yield record
 
 
 def record_of_row(row: tuple) -> Record | None:
@@ -339,10 +348,13 @@ def locked_error(path: Path, timeout: float) -> JournalLocked:
                          f"other program and open the journal again; nothing was changed")
 
 
-def scan_db(path: Path, timeout: float = 5.0, readonly: bool = False) -> DbScan:
+def scan_db(path: Path, timeout: float = 5.0, readonly: bool = False,
+            sink: "RecordSink | None" = None) -> DbScan:
     """Read every record of the database at ``path``; refuse a newer format.
 
-    ``readonly``: as :func:`connect_reader` reads (no file is made or written).
+    ``readonly``: as :func:`connect_reader` reads (no file is made or written). ``sink``:
+    the records go there, one at a time, instead of into the scan's list (which holds
+    them all at once).
 
     Whatever SQLite can still read is read, even from a file that fails its
     ``quick_check``: records whose checksums hold are good wherever they come from.
@@ -386,7 +398,7 @@ def scan_db(path: Path, timeout: float = 5.0, readonly: bool = False) -> DbScan:
             elif _schema_rows(conn) != expected_schema():
                 scan.error = scan.error or "its table definitions were damaged"
             scan.has_schema = scan.error is None
-            _read_all(conn, scan)
+            _read_all(conn, scan, sink)
         else:
             scan.error = scan.error or "it is not a tabletop journal of a known format"
     except DB_ERRORS as error:
@@ -398,12 +410,50 @@ def scan_db(path: Path, timeout: float = 5.0, readonly: bool = False) -> DbScan:
     return scan
 
 
-def _read_all(conn: sqlite3.Connection, scan: DbScan) -> None:
-    """The records and the games list of a journal database, as far as they can be read."""
+class RecordSink(Protocol):
+    """Where a scan puts the records it reads, one at a time."""
+
+    def add(self, record: Record) -> None: ...
+
+    def discard(self) -> None:
+        """The reading failed part-way: forget every record added."""
+
+
+class _Held:
+    """A sink that holds the records in a list, in key order once read."""
+
+    def __init__(self) -> None:
+        self.records: list[Record] = []
+
+    def add(self, record: Record) -> None:
+        self.records.append(record)
+
+    def discard(self) -> None:
+        self.records = []
+
+
+def _read_all(conn: sqlite3.Connection, scan: DbScan, sink: RecordSink | None) -> None:
+    """The records and the games list of a journal database, as far as they can be read
+    (the records all, or none: a read that fails part-way keeps none of them)."""
+    held = _Held() if sink is None else None
+    actions: Counter[int] = Counter()
+    last: dict[int, tuple[int, str]] = {}           # game -> its highest step and its time
+    keyed = 0
     try:
-        scan.records = read_records(conn)
+        try:
+            for record in iter_records(conn):
+                (sink or held).add(record)
+                keyed += 1
+                actions[record.game] += record.seq > 0
+                if record.seq >= last.get(record.game, (-1, ""))[0]:
+                    last[record.game] = record.seq, record.at
+        except BaseException:
+            (sink or held).discard()
+            raise
+        if held is not None:
+            scan.records = sorted(held.records, key=lambda record: record.key)
         total = conn.execute("SELECT (SELECT count(*) FROM games) + (SELECT count(*) FROM actions)")
-        scan.unkeyed = total.fetchone()[0] - len(scan.records)
+        scan.unkeyed = total.fetchone()[0] - keyed
         entries = conn.execute(
             "SELECT id, rules, players, turn, actions, finished FROM games").fetchall()
     except DB_ERRORS as error:
@@ -412,11 +462,10 @@ def _read_all(conn: sqlite3.Connection, scan: DbScan) -> None:
         scan.error = scan.error or str(error)
         return
     scan.read = True
-    actions = Counter(record.game for record in scan.records if record.seq)
-    last = {record.game: record.at for record in scan.records}    # sorted: the last one stays
     for game, rules, players, turn, count, finished in entries:
         if _whole(game) and not (_text(rules) and _names(players) and _whole(turn)
-                                 and count == actions[game] and finished in (None, last.get(game))):
+                                 and count == actions[game]
+                                 and finished in (None, last.get(game, (0, None))[1])):
             scan.listing.append(game)
 
 
@@ -539,7 +588,36 @@ def scan_lines(data: bytes, base: int = 0) -> LogScan:
     """
     cut = data.rfind(b"\n") + 1
     scan = LogScan(exists=True, torn=data[cut:], whole_size=base + cut)
-    for number, raw in enumerate(data[:cut].split(b"\n")[:-1], start=1):
+    read_lines(scan, data[:cut].split(b"\n")[:-1], base, scan.records.append)
+    return scan
+
+
+def stream_log(path: Path, keep: Callable[[Record], None]) -> LogScan:
+    """:func:`scan_log` in memory that does not grow with the copy: it is read a chunk at
+    a time, and each record whose checksum holds goes to ``keep`` (the scan's list stays
+    empty)."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return LogScan()
+    if not stat.S_ISREG(info.st_mode):
+        return LogScan(exists=True, regular=False)
+    fd = os.open(path, os.O_RDONLY | NOFOLLOW | NONBLOCK | CLOEXEC)
+    try:
+        end = last_line_end(fd, info.st_size)
+        scan = LogScan(exists=True, torn=os.pread(fd, info.st_size - end, end), whole_size=end)
+        read_lines(scan, lines_of(fd, end), 0, keep)
+    finally:
+        os.close(fd)
+    return scan
+
+
+def read_lines(scan: LogScan, lines: Iterable[bytes], base: int,
+               keep: Callable[[Record], None]) -> None:
+    """Read the copy's whole ``lines`` (the first ``base`` bytes into the file) and a torn
+    last line already in ``scan`` into ``scan``; each record whose checksum holds goes to
+    ``keep``, in the copy's order."""
+    for number, raw in enumerate(lines, start=1):
         if number == 1 and base == 0 and raw.startswith(b'{"' + HEADER_KEY.encode()):
             scan.version = _header_version(raw)
             if scan.version is None:
@@ -551,7 +629,7 @@ def scan_lines(data: bytes, base: int = 0) -> LogScan:
             scan.bad.append(number)
             continue
         if record.valid:
-            scan.records.append(record)
+            keep(record)
         else:
             scan.bad.append(number)
     if scan.torn and scan.whole_size:
@@ -562,9 +640,23 @@ def scan_lines(data: bytes, base: int = 0) -> LogScan:
         except ValueError:
             record = None
         if record is not None and record.valid:
-            scan.records.append(record)
+            keep(record)
             scan.unterminated = True
-    return scan
+
+
+def header_version(path: Path) -> int | None:
+    """The format version the copy at ``path`` says in its first line, as :func:`scan_log`
+    reads it; None if it says none (or is not a regular file)."""
+    if not_regular(path) is not None:
+        return None
+    try:
+        first = read_head(path, 4096)
+    except OSError:
+        return None
+    end = first.find(b"\n")
+    if end < 0 or not first.startswith(b'{"' + HEADER_KEY.encode()):
+        return None
+    return _header_version(first[:end])
 
 
 def _header_version(raw: bytes) -> int | None:

@@ -39,14 +39,14 @@ True
 
 from __future__ import annotations
 
+import functools
 import os
 import sqlite3
 import stat
-import weakref
-from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from tabletop.journal import files
+from tabletop.journal.comparison import LazyGames, Plan
 from tabletop.journal.known_good import _database_looks_whole
 from tabletop.journal.store import (DB_ERRORS, HEADER_KEY, SCHEMA_VERSION, DbScan, LogScan,
                                     Record, _damaged_text, _header_version, _names,
@@ -60,47 +60,6 @@ CHUNK = 1 << 20
 RUN = 512
 
 
-class GameRecords(Sequence):
-    """One game's records, read from the database each time they are gone through (so
-    that going through every game holds one game at a time); its length is known."""
-
-    def __init__(self, games: "LazyGames", game: int, count: int) -> None:
-        self._games, self._game, self._count = games, game, count
-
-    def __len__(self) -> int:
-        return self._count
-
-    def __getitem__(self, index):   # type: ignore[override]
-        return self._games.load(self._game)[index]
-
-    def __iter__(self) -> Iterator[Record]:
-        return iter(self._games.load(self._game))
-
-
-class LazyGames(Mapping):
-    """game -> :class:`GameRecords`, in game order, read through one connection that
-    stays open as long as this mapping is kept."""
-
-    def __init__(self, conn: sqlite3.Connection, counts: dict[int, int]) -> None:
-        self._conn, self._counts = conn, dict(sorted(counts.items()))
-        self._closer = weakref.finalize(self, conn.close)
-
-    def __getitem__(self, game: int) -> GameRecords:
-        return GameRecords(self, game, self._counts[game])
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(self._counts)
-
-    def __len__(self) -> int:
-        return len(self._counts)
-
-    def load(self, game: int) -> list[Record]:
-        return read_records(self._conn, game)
-
-    def close(self) -> None:
-        self._closer()
-
-
 def whole(db_path: Path, log_path: Path, timeout: float = 5.0,
           readonly: bool = False) -> "tuple[LogScan, DbScan, Plan] | None":
     """(log, db, plan) as the in-memory comparison would give them for a journal whose
@@ -108,16 +67,16 @@ def whole(db_path: Path, log_path: Path, timeout: float = 5.0,
 
     ``readonly``: the database is read as :func:`~tabletop.journal.store.connect_reader`
     reads it (nothing is made or written). The plan's games keep a connection open until
-    they are dropped (:meth:`LazyGames.close` closes it at once).
+    they are dropped (:meth:`~tabletop.journal.comparison.LazyGames.close` closes it at once).
     """
-    from tabletop.journal.recovery import Plan   # recovery imports this module
-
     opened = _open_log(log_path)
     if opened is None:
         return None
     fd, size = opened
     try:
-        end = _whole_end(fd, size)
+        # No line end in the last CHUNK bytes: an unfinished line that long is damage,
+        # for the in-memory path to report.
+        end = files.last_line_end(fd, size, limit=CHUNK, chunk=CHUNK)
         torn = os.pread(fd, size - end, end) if end else b""
         if not end or (torn and _whole_record(torn) is not None):
             return None    # a last record that lost its line end: the in-memory path keeps it
@@ -139,7 +98,8 @@ def whole(db_path: Path, log_path: Path, timeout: float = 5.0,
     # A torn last line (a step whose saving was cut short) is the caller's to cut off.
     log = LogScan(exists=True, version=SCHEMA_VERSION, whole_size=end, torn=torn)
     db = DbScan(exists=True, has_schema=True, read=True)
-    return log, db, Plan(games=LazyGames(conn, counts), db_whole=True)
+    games = LazyGames(counts, functools.partial(read_records, conn), conn.close)
+    return log, db, Plan(games=games, db_whole=True)
 
 
 def _open_log(log_path: Path) -> tuple[int, int] | None:
@@ -153,14 +113,6 @@ def _open_log(log_path: Path) -> tuple[int, int] | None:
         os.close(fd)
         return None
     return fd, info.st_size
-
-
-def _whole_end(fd: int, size: int) -> int:
-    """Where the copy's last whole line ends; 0 if no line end lies in its last CHUNK bytes
-    (an unfinished line that long is damage, for the in-memory path to report)."""
-    start = max(0, size - CHUNK)
-    found = os.pread(fd, size - start, start).rfind(b"\n")
-    return start + found + 1 if found >= 0 else 0
 
 
 def _open_db(db_path: Path, timeout: float, readonly: bool) -> sqlite3.Connection | None:
@@ -198,7 +150,7 @@ def _compare(conn: sqlite3.Connection, fd: int, size: int) -> dict[int, int] | N
     last_at: dict[int, str] = {}    # game -> the time of its last record
     run: list[Record] = []
     try:
-        lines = _lines(fd, size)
+        lines = files.lines_of(fd, size, CHUNK)
         header = next(lines, b"")
         if not header.startswith(b'{"' + HEADER_KEY.encode()) or \
                 _header_version(header) not in range(SCHEMA_VERSION + 1):
@@ -221,18 +173,6 @@ def _compare(conn: sqlite3.Connection, fd: int, size: int) -> dict[int, int] | N
         if locked(error):
             raise
         return None
-
-
-def _lines(fd: int, size: int) -> Iterator[bytes]:
-    """The copy's lines (without their line ends) up to ``size``, read a chunk at a time."""
-    offset, rest = 0, b""
-    while offset < size:
-        chunk = os.pread(fd, min(CHUNK, size - offset), offset)
-        if not chunk:
-            break
-        offset += len(chunk)
-        *whole_lines, rest = (rest + chunk).split(b"\n")
-        yield from whole_lines
 
 
 def _whole_record(raw: bytes) -> Record | None:

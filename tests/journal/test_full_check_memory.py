@@ -1,9 +1,9 @@
-"""The full check of a whole journal holds memory that does not grow with its games.
+"""The full check and the repair of a journal hold memory that does not grow with its games.
 
 Measured with tracemalloc's peak (what Python allocated at most during the check), not
-with a clock: a journal ten times as long must not need much more. The same measure
-taken of the in-memory comparison (which a damaged journal still gets) grows with the
-journal, so it does tell the two apart.
+with a clock: a journal ten times as long must not need much more, whole or damaged. The
+same measure taken of the in-memory comparison (both copies read whole) grows with the
+journal, so it does tell them apart.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tabletop.engine.random_play import random_action
-from tabletop.journal import recovery, store, whole_check
+from tabletop.journal import comparison, files, scratch, store, whole_check
 from tabletop.journal.journal import Journal, check
 
 PLAYERS = ["Ann", "Bob", "Cy", "Di"]
@@ -64,6 +64,7 @@ def small_chunks(monkeypatch):
     """The copy read 16 kB at a time (1 MB on a table), so that both journals measured
     are many chunks long: what is held then depends on the chunk, not the journal."""
     monkeypatch.setattr(whole_check, "CHUNK", 16 << 10)
+    monkeypatch.setattr(files, "CHUNK", 16 << 10)
 
 
 def _peak(work) -> int:
@@ -107,12 +108,51 @@ def test_tabletop_check_holds_no_more_for_ten_times_the_games(journals):
     assert large < 1.5 * small + 200_000, (small, large)
 
 
-def test_the_in_memory_comparison_grows_so_the_measure_tells(journals, monkeypatch):
+def _in_memory(db: Path) -> comparison.Plan:
+    return comparison.reconcile(store.scan_db(db, readonly=True),
+                                store.scan_log(db.with_suffix(".log")))
+
+
+def test_the_in_memory_comparison_grows_so_the_measure_tells(journals):
     short, long = journals
-    monkeypatch.setattr(recovery, "whole", lambda *args, **kwargs: None)
-    assert _full_open(long) == "the journal is intact"
-    small, large = _peak(lambda: _full_open(short)), _peak(lambda: _full_open(long))
+    assert _in_memory(long).db_whole
+    small, large = _peak(lambda: _in_memory(short)), _peak(lambda: _in_memory(long))
     assert large > 4 * small, (small, large)
+
+
+def _flip_a_middle_line(log: Path) -> None:
+    """One bit gone bad in the middle of the copy: its line fails its checksum."""
+    data = bytearray(log.read_bytes())
+    at = data.index(b'"line":', len(data) // 2) + 12
+    data[at] ^= 0x01
+    log.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("damage", ["a line of the copy", "a row of the database"])
+def test_a_damaged_journal_is_repaired_holding_no_more_for_ten_times_the_games(
+        tmp_path, one_game, damage):
+    reports = []
+
+    def repaired(games: int) -> int:
+        db = _journal(tmp_path / f"{games}-{len(reports)}", games, one_game)
+        if damage == "a line of the copy":
+            _flip_a_middle_line(db.with_suffix(".log"))
+        else:
+            _sql(db, f"UPDATE actions SET at = 'x' WHERE game = {games // 2} AND seq = 7")
+        peak = _peak(lambda: reports.append(_full_open(db)))
+        assert check(db)[1] == [], reports[-1]          # whole again, every game kept
+        assert not list(db.parent.glob(".*.compare")), "the scratch file was left behind"
+        return peak
+
+    small, large = repaired(20), repaired(200)
+    if damage == "a line of the copy":
+        assert all("journal.log had damaged lines" in report and "rewritten" in report
+                   for report in reports), reports
+    else:
+        assert all("journal.db failed its checksum at game" in report and "rebuilt" in report
+                   for report in reports), reports
+    assert "200 games with 8000 confirmed actions" in reports[1] or damage != "a row of the database"
+    assert large < 1.5 * small + 200_000, (small, large)
 
 
 def _damaged_variants(db: Path, rng: random.Random):
@@ -150,7 +190,11 @@ def _sql(db: Path, sql: str) -> None:
 
 def _as_reconciled(db: Path):
     log_scan = store.scan_log(db.with_suffix(".log"))
-    plan = recovery.reconcile(store.scan_db(db, readonly=True), log_scan)
+    plan = comparison.reconcile(store.scan_db(db, readonly=True), log_scan)
+    return _findings(log_scan, plan)
+
+
+def _findings(log_scan: store.LogScan, plan: comparison.Plan) -> tuple:
     games = {game: list(records) for game, records in plan.games.items()}
     return (games, plan.db_problem, plan.catch_up, plan.log_problem, plan.lost, plan.db_whole,
             log_scan.torn, log_scan.whole_size, log_scan.bad, log_scan.unterminated)
@@ -176,3 +220,24 @@ def test_where_the_streaming_check_finds_a_journal_whole_the_full_comparison_agr
         accepted.append(what)
     assert "as it is" in accepted and "torn last line" in accepted
     assert "line twice" not in accepted and "last line lost its end" not in accepted
+
+
+def test_the_comparison_on_the_disk_finds_what_the_one_in_memory_finds(tmp_path, one_game):
+    """Every damaged variant: the same plan, record for record, and the same scans."""
+    variants = list(_damaged_variants(tmp_path / "none.db", random.Random(3)))
+    problems = set()
+    for number in range(len(variants)):
+        db = _journal(tmp_path / str(number), 3, one_game)
+        what, damage = list(_damaged_variants(db, random.Random(3)))[number]
+        if damage is not None:
+            damage()
+        log_scan, db_scan, plan = scratch.on_disk(db, db.with_suffix(".log"), readonly=True)
+        try:
+            assert _findings(log_scan, plan) == _as_reconciled(db), what
+            memory = store.scan_db(db, readonly=True)
+            assert (db_scan.error, db_scan.unkeyed, db_scan.listing, db_scan.read) == (
+                memory.error, memory.unkeyed, memory.listing, memory.read), what
+        finally:
+            plan.games.close()
+        problems.add((plan.db_problem or "")[:12] + "|" + (plan.log_problem or "")[:12])
+    assert len(problems) >= 6, problems        # the variants do reach many findings

@@ -75,8 +75,8 @@ def forbid_full_check(monkeypatch):
         raise AssertionError("the full check of every record ran")
 
     def forbid() -> None:
-        monkeypatch.setattr(recovery, "scan_log", refused)
-        monkeypatch.setattr(recovery, "scan_db", refused)
+        monkeypatch.setattr(recovery, "on_disk", refused)
+        monkeypatch.setattr(recovery, "whole", refused)
     return forbid
 
 
