@@ -27,7 +27,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from tabletop.journal.store import DbScan, LogScan, Record
+from tabletop.journal.store import DbScan, Record
+from tabletop.journal.copyfile import LogScan
 
 
 @dataclass
@@ -185,7 +186,7 @@ def compare(copies: Copies, db: DbScan, log: LogScan, db_name: str = "journal.db
 def reconcile(db: DbScan, log: LogScan, db_name: str = "journal.db",
               log_name: str = "journal.log") -> Plan:
     """:func:`compare` of both copies read whole (:func:`~tabletop.journal.store.scan_db`
-    and :func:`~tabletop.journal.store.scan_log`)."""
+    and :func:`~tabletop.journal.copyfile.scan_log`)."""
     return compare(_InMemory(db, log), db, log, db_name, log_name)
 
 

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from tabletop.journal import files, known_good, pruning, store
+from tabletop.journal import copyfile
 from tabletop.engine.actions import Action, Undo, parse_action
 from tabletop.engine.game import Game
 from tabletop.errors import JournalError, JournalFull, JournalLocked, ScriptError
@@ -609,7 +610,7 @@ def _check_readable(path: Path, log_path: Path) -> None:
 
 def _not_a_journal(path: Path, log_path: Path, why: str) -> JournalError:
     """Refusing a file that is no journal, or a damaged one whose copy can rebuild it."""
-    held = len(store.scan_log(log_path).records) if not files.not_regular(log_path) else 0
+    held = copyfile.count_records(log_path) if not files.not_regular(log_path) else 0
     if held:
         return JournalError(f"{path} cannot be read as a journal ({why}), but its append-only "
                             f"copy {log_path.name} holds {held} records: `tabletop check "

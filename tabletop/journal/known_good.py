@@ -34,10 +34,10 @@ from typing import Iterator
 from pathlib import Path
 
 from tabletop.journal import files
-from tabletop.journal.store import (DB_ERRORS, HEADER_KEY, SCHEMA_VERSION, SQLITE_MAGIC, LogScan,
-                                    Record, _damaged_text, _names, _schema_rows, _text, _whole,
-                                    expected_schema, fsync_dir, locked, locked_error,
-                                    read_records, scan_lines)
+from tabletop.journal.store import (DB_ERRORS, HEADER_KEY, SCHEMA_VERSION, SQLITE_MAGIC, Record,
+                                    _damaged_text, _names, _schema_rows, _text, _whole,
+                                    expected_schema, fsync_dir, locked, locked_error, read_records)
+from tabletop.journal.copyfile import LogScan, scan_lines
 
 MARK_KEY = "tabletop_known_good"
 MARK_VERSION = 1

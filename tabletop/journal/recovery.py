@@ -40,9 +40,9 @@ from typing import Callable
 from tabletop.errors import JournalError
 from tabletop.journal.comparison import Plan, _count
 from tabletop.journal.store import (DB_ERRORS, ROLLBACK_FILE, SCHEMA_VERSION, SIDE_FILES, DbScan,
-                                    LogScan, Record, connect, create_schema, fsync_dir,
-                                    header_version, insert_record, locked, locked_error,
-                                    newer_version_error, write_log)
+                                    Record, connect, create_schema, fsync_dir, insert_record,
+                                    locked, locked_error, newer_version_error)
+from tabletop.journal.copyfile import LogScan, header_version, write_log
 
 from tabletop.journal.files import odd_file, open_private
 from tabletop.journal.known_good import check_tail, read_mark

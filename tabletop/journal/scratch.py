@@ -38,7 +38,8 @@ from pathlib import Path
 
 from tabletop.journal.comparison import LazyGames, Plan, chosen, compare
 from tabletop.journal.files import remove_quietly
-from tabletop.journal.store import DbScan, LogScan, Record, scan_db, stream_log
+from tabletop.journal.store import DbScan, Record, scan_db
+from tabletop.journal.copyfile import LogScan, stream_log
 
 #: Rows written to the scratch file at a time.
 BATCH = 2000

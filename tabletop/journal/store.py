@@ -27,19 +27,17 @@ import json
 import os
 import shutil
 import sqlite3
-import stat
 import tempfile
 import time
 import weakref
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Protocol
+from typing import Any, Iterator, Protocol
 
 from tabletop.errors import JournalError, JournalLocked
-from tabletop.journal.files import (CLOEXEC, NOFOLLOW, NONBLOCK, copy_private, create_private,
-                                    hold_unless_written, last_line_end, lines_of, not_regular,
-                                    read_head, remove_quietly)
+from tabletop.journal.files import (CLOEXEC, copy_private, create_private, hold_unless_written,
+                                    not_regular, read_head)
 
 #: The database's ``user_version`` and the copy's header version this code writes and reads.
 SCHEMA_VERSION = 1
@@ -536,135 +534,11 @@ def foreign_file(path: Path, log_path: Path, timeout: float = 5.0) -> str | None
             if log_path.exists() or locked(error):
                 return None  # damaged beside a copy (itself perhaps damaged), or in use: scan it
             reason = f"it cannot be read as a database: {error}"
-    log = scan_log(log_path)
-    if log.version is not None or log.records:
+    from tabletop.journal.copyfile import count_records, header_version   # it imports this module
+
+    if header_version(log_path) is not None or count_records(log_path):
         return None          # a journal's database, damaged: its copy rebuilds it
     return f"{reason}, and no journal copy ({log_path.name}) lies beside it"
-
-
-# -- the append-only copy -------------------------------------------------------
-
-@dataclass
-class LogScan:
-    """What the append-only copy holds, up to its last whole line."""
-
-    exists: bool = False
-    regular: bool = True
-    version: int | None = None
-    records: list[Record] = field(default_factory=list)   # whole lines whose checksums hold
-    bad: list[int] = field(default_factory=list)          # numbers of damaged whole lines
-    torn: bytes = b""                                     # an unfinished last line
-    whole_size: int = 0                                   # bytes up to the last whole line
-    unterminated: bool = False     # the torn last line is a whole record that lost its line end
-
-
-def header_line() -> str:
-    return json.dumps({HEADER_KEY: SCHEMA_VERSION, "created": now()}) + "\n"
-
-
-def scan_log(path: Path) -> LogScan:
-    """Read the copy at ``path`` (its size as it is now: a writer may be appending)."""
-    try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        return LogScan()
-    if not stat.S_ISREG(info.st_mode):
-        return LogScan(exists=True, regular=False)
-    fd = os.open(path, os.O_RDONLY | NOFOLLOW | NONBLOCK | CLOEXEC)
-    with os.fdopen(fd, "rb") as handle:
-        data = handle.read(info.st_size)
-    return scan_lines(data)
-
-
-def scan_lines(data: bytes, base: int = 0) -> LogScan:
-    """Read the copy's bytes ``data``, which start ``base`` bytes into the file at a line's
-    start (0: the whole file, its header line first). Line numbers count from ``data``'s
-    first line; ``whole_size`` counts from the file's start.
-
-    >>> line = Record(1, 0, "2026-03-01T14:03:22Z", '{"setup": {}}', "t").sealed().to_log()
-    >>> scan = scan_lines((line + line[:9]).encode(), base=40)
-    >>> len(scan.records), scan.torn, scan.whole_size == 40 + len(line)
-    (1, b'{"game":1', True)
-    """
-    cut = data.rfind(b"\n") + 1
-    scan = LogScan(exists=True, torn=data[cut:], whole_size=base + cut)
-    read_lines(scan, data[:cut].split(b"\n")[:-1], base, scan.records.append)
-    return scan
-
-
-def stream_log(path: Path, keep: Callable[[Record], None]) -> LogScan:
-    """:func:`scan_log` in memory that does not grow with the copy: it is read a chunk at
-    a time, and each record whose checksum holds goes to ``keep`` (the scan's list stays
-    empty)."""
-    try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        return LogScan()
-    if not stat.S_ISREG(info.st_mode):
-        return LogScan(exists=True, regular=False)
-    fd = os.open(path, os.O_RDONLY | NOFOLLOW | NONBLOCK | CLOEXEC)
-    try:
-        end = last_line_end(fd, info.st_size)
-        scan = LogScan(exists=True, torn=os.pread(fd, info.st_size - end, end), whole_size=end)
-        read_lines(scan, lines_of(fd, end), 0, keep)
-    finally:
-        os.close(fd)
-    return scan
-
-
-def read_lines(scan: LogScan, lines: Iterable[bytes], base: int,
-               keep: Callable[[Record], None]) -> None:
-    """Read the copy's whole ``lines`` (the first ``base`` bytes into the file) and a torn
-    last line already in ``scan`` into ``scan``; each record whose checksum holds goes to
-    ``keep``, in the copy's order."""
-    for number, raw in enumerate(lines, start=1):
-        if number == 1 and base == 0 and raw.startswith(b'{"' + HEADER_KEY.encode()):
-            scan.version = _header_version(raw)
-            if scan.version is None:
-                scan.bad.append(number)
-            continue
-        try:
-            record = Record.from_log(raw)
-        except ValueError:
-            scan.bad.append(number)
-            continue
-        if record.valid:
-            keep(record)
-        else:
-            scan.bad.append(number)
-    if scan.torn and scan.whole_size:
-        # Only its line end is missing (damaged, or the last byte not yet written): the
-        # record is whole and its checksum holds, so it is as good as any other.
-        try:
-            record = Record.from_log(scan.torn)
-        except ValueError:
-            record = None
-        if record is not None and record.valid:
-            keep(record)
-            scan.unterminated = True
-
-
-def header_version(path: Path) -> int | None:
-    """The format version the copy at ``path`` says in its first line, as :func:`scan_log`
-    reads it; None if it says none (or is not a regular file)."""
-    if not_regular(path) is not None:
-        return None
-    try:
-        first = read_head(path, 4096)
-    except OSError:
-        return None
-    end = first.find(b"\n")
-    if end < 0 or not first.startswith(b'{"' + HEADER_KEY.encode()):
-        return None
-    return _header_version(first[:end])
-
-
-def _header_version(raw: bytes) -> int | None:
-    try:
-        version = json.loads(raw).get(HEADER_KEY)
-    except (ValueError, AttributeError):
-        return None
-    return version if _whole(version) else None
 
 
 def fsync_dir(folder: Path) -> None:
@@ -688,28 +562,6 @@ def make_folder(folder: Path) -> None:
     for made in reversed(missing):
         made.mkdir(mode=0o700, exist_ok=True)   # the journal refuses a folder others can write
         fsync_dir(made.parent)
-
-
-def write_log(path: Path, records: Iterable[Record]) -> None:
-    """Write a complete copy next to ``path``, fsync it, then put it in place.
-
-    The copy is written under a new name no other program can have prepared (a link
-    there would be followed), readable by its owner only, and renamed over ``path``
-    (which replaces a link, never writes through it).
-    """
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".rewrite")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(header_line())
-            for record in records:
-                handle.write(record.to_log())
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        remove_quietly(temporary)
-        raise
-    fsync_dir(path.parent)
 
 
 def now() -> str:

@@ -48,11 +48,11 @@ from pathlib import Path
 from tabletop.journal import files
 from tabletop.journal.comparison import LazyGames, Plan
 from tabletop.journal.known_good import _database_looks_whole
-from tabletop.journal.store import (DB_ERRORS, HEADER_KEY, SCHEMA_VERSION, DbScan, LogScan,
-                                    Record, _damaged_text, _header_version, _names,
-                                    _schema_rows, _text, _whole, connect_reader,
-                                    expected_schema, locked, locked_error, read_records,
-                                    record_of_row)
+from tabletop.journal.store import (DB_ERRORS, HEADER_KEY, SCHEMA_VERSION, DbScan, Record,
+                                    _damaged_text, _names, _schema_rows, _text, _whole,
+                                    connect_reader, expected_schema, locked, locked_error,
+                                    read_records, record_of_row)
+from tabletop.journal.copyfile import LogScan, _header_version
 
 #: How much of the copy is read at a time.
 CHUNK = 1 << 20

@@ -16,7 +16,7 @@ import pytest
 
 from journal_writer import ROOT
 from tabletop.journal import journal as journal_module
-from tabletop.journal import store
+from tabletop.journal import copyfile, store
 from tabletop.journal import slip as slip_module
 from tabletop.cli import main
 from tabletop.errors import JournalError, JournalFull, JournalLocked, SlipError
@@ -102,7 +102,8 @@ def test_a_database_another_program_keeps_locked_is_not_taken_for_damaged(tmp_pa
 
 def test_a_new_data_folder_is_made_durable_in_its_parent(tmp_path, monkeypatch):
     synced = []
-    monkeypatch.setattr(store, "fsync_dir", lambda folder: synced.append(Path(folder)))
+    for module in (store, copyfile):
+        monkeypatch.setattr(module, "fsync_dir", lambda folder: synced.append(Path(folder)))
     Journal.open(tmp_path / "a" / "b" / "journal.db", table_name="t").close()
     assert {tmp_path, tmp_path / "a", tmp_path / "a" / "b"} <= set(synced)
 
@@ -163,6 +164,27 @@ def test_a_record_damaged_in_the_database_comes_from_the_copy_and_vice_versa(tmp
     log.write_text("".join(line + "\n" for line in kept))
     games, report = all_lines(db)
     assert games == {1: canonical_lines(MERGER)}, report
+
+
+def test_what_a_repair_killed_part_way_left_is_removed_by_the_next_full_check(tmp_path):
+    # A repair writes a scratch file, a database being rebuilt and a copy being rewritten
+    # beside the journal; killed, it leaves them. The next repair, holding the writer lock,
+    # removes them and nothing else (a link named like one is not followed, nor removed).
+    db = recorded(tmp_path / "t", MERGER)
+    damage(db, "UPDATE actions SET at = 'x' WHERE seq = 6")
+    left = [db.with_name(".journal.db.k3j2.compare"), db.with_name(".journal.db.9a8b.rebuild"),
+            db.with_name(".journal.log.77zz.rewrite")]
+    for path in left:
+        path.write_bytes(b"half written")
+    kept = tmp_path / "kept.txt"
+    kept.write_text("not the journal's")
+    db.with_name(".journal.db.link.compare").symlink_to(kept)
+    games, report = all_lines(db)
+    assert games == {1: canonical_lines(MERGER)}, report
+    assert "journal.db failed its checksum" in report and "rebuilt" in report
+    assert not any(os.path.lexists(path) for path in left)
+    assert kept.read_text() == "not the journal's"
+    assert sorted(path.name for path in db.parent.glob(".journal.*")) == [".journal.db.link.compare"]
 
 
 # --- the append-only copy ----------------------------------------------------------------

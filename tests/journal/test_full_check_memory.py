@@ -18,6 +18,7 @@ import pytest
 
 from tabletop.engine.random_play import random_action
 from tabletop.journal import comparison, files, scratch, store, whole_check
+from tabletop.journal import copyfile
 from tabletop.journal.journal import Journal, check
 
 PLAYERS = ["Ann", "Bob", "Cy", "Di"]
@@ -55,7 +56,7 @@ def _journal(folder: Path, games: int, one_game) -> Path:
                  entry)
     conn.execute("COMMIT")
     conn.close()
-    store.write_log(db.with_suffix(".log"), every)
+    copyfile.write_log(db.with_suffix(".log"), every)
     return db
 
 
@@ -110,7 +111,7 @@ def test_tabletop_check_holds_no_more_for_ten_times_the_games(journals):
 
 def _in_memory(db: Path) -> comparison.Plan:
     return comparison.reconcile(store.scan_db(db, readonly=True),
-                                store.scan_log(db.with_suffix(".log")))
+                                copyfile.scan_log(db.with_suffix(".log")))
 
 
 def test_the_in_memory_comparison_grows_so_the_measure_tells(journals):
@@ -189,12 +190,12 @@ def _sql(db: Path, sql: str) -> None:
 
 
 def _as_reconciled(db: Path):
-    log_scan = store.scan_log(db.with_suffix(".log"))
+    log_scan = copyfile.scan_log(db.with_suffix(".log"))
     plan = comparison.reconcile(store.scan_db(db, readonly=True), log_scan)
     return _findings(log_scan, plan)
 
 
-def _findings(log_scan: store.LogScan, plan: comparison.Plan) -> tuple:
+def _findings(log_scan: copyfile.LogScan, plan: comparison.Plan) -> tuple:
     games = {game: list(records) for game, records in plan.games.items()}
     return (games, plan.db_problem, plan.catch_up, plan.log_problem, plan.lost, plan.db_whole,
             log_scan.torn, log_scan.whole_size, log_scan.bad, log_scan.unterminated)
