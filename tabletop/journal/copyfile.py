@@ -48,17 +48,12 @@ def header_line() -> str:
 
 
 def scan_log(path: Path) -> LogScan:
-    """Read the copy at ``path`` (its size as it is now: a writer may be appending)."""
-    try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        return LogScan()
-    if not stat.S_ISREG(info.st_mode):
-        return LogScan(exists=True, regular=False)
-    fd = os.open(path, os.O_RDONLY | NOFOLLOW | NONBLOCK | CLOEXEC)
-    with os.fdopen(fd, "rb") as handle:
-        data = handle.read(info.st_size)
-    return scan_lines(data)
+    """Read the copy at ``path`` (its size as it is now: a writer may be appending), every
+    record whose checksum holds into the scan's list."""
+    records: list[Record] = []
+    scan = stream_log(path, records.append)
+    scan.records = records
+    return scan
 
 
 def scan_lines(data: bytes, base: int = 0) -> LogScan:
