@@ -36,6 +36,7 @@ import sqlite3
 import tempfile
 from pathlib import Path
 
+from tabletop.errors import JournalError
 from tabletop.journal.comparison import LazyGames, Plan, chosen, compare
 from tabletop.journal.files import remove_quietly
 from tabletop.journal.store import DbScan, Record, scan_db
@@ -69,11 +70,20 @@ def on_disk(db_path: Path, log_path: Path, timeout: float = 5.0,
         db = scan_db(db_path, timeout, readonly, sink=scratch)
         scratch.done()
         plan = compare(scratch, db, log, db_path.name, log_path.name, keep=False)
-    except BaseException:
+    except BaseException as error:
         scratch.close()
+        if isinstance(error, sqlite3.Error):   # the scratch file's own (scan_db keeps its)
+            raise _no_room(scratch.path.parent, db_path, log_path, error) from None
         raise
     plan.games = LazyGames(plan.games, scratch.kept, scratch.close)
     return log, db, plan
+
+
+def _no_room(folder: Path, db_path: Path, log_path: Path, error: sqlite3.Error) -> JournalError:
+    need = sum(path.stat().st_size for path in (db_path, log_path) if path.is_file())
+    return JournalError(f"could not compare the journal's two copies in a scratch file in "
+                        f"{folder} ({error}); it needs about {max(1, round(need / 1e6))} MB free there: "
+                        f"make room and try again (nothing was changed)")
 
 
 class Scratch:

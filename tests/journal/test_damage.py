@@ -10,6 +10,8 @@ import random
 import shutil
 import sqlite3
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -185,6 +187,29 @@ def test_what_a_repair_killed_part_way_left_is_removed_by_the_next_full_check(tm
     assert not any(os.path.lexists(path) for path in left)
     assert kept.read_text() == "not the journal's"
     assert sorted(path.name for path in db.parent.glob(".journal.*")) == [".journal.db.link.compare"]
+
+
+def test_no_room_for_the_scratch_file_is_said_and_changes_nothing(tmp_path):
+    # The damaged journal is compared in a scratch file beside it, about as large as both
+    # copies. Files may grow no larger than the larger copy (RLIMIT_FSIZE, as a full card
+    # would stop them): the scratch file cannot be written; the command says so, with
+    # no traceback, and leaves the journal as it was.
+    db = recorded(tmp_path / "t", *[MERGER] * 12)
+    damage(db, "UPDATE actions SET at = 'x' WHERE game = 5 AND seq = 6")
+    def files() -> dict[str, bytes]:   # the writer lock holds its holder's number: left out
+        return {path.name: path.read_bytes() for path in db.parent.iterdir()
+                if path.suffix != ".lock"}
+    before = files()
+    limit = max(len(data) for data in before.values()) + 4096
+    script = ("import resource, signal, sys; signal.signal(signal.SIGXFSZ, signal.SIG_IGN); "
+              f"resource.setrlimit(resource.RLIMIT_FSIZE, ({limit}, {limit})); "
+              "from tabletop.cli import main; sys.exit(main(sys.argv[1:]))")
+    done = subprocess.run([sys.executable, "-c", script, "check", "--repair", "--journal", str(db)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
+    assert "could not compare the journal's two copies in a scratch file" in done.stderr
+    assert "make room and try again (nothing was changed)" in done.stderr
+    assert files() == before
 
 
 # --- the append-only copy ----------------------------------------------------------------
