@@ -18,15 +18,14 @@ from __future__ import annotations
 import json
 import os
 import stat
-import tempfile
 from collections.abc import Callable, Iterable
+from typing import BinaryIO
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tabletop.journal.files import (CHUNK, CLOEXEC, NOFOLLOW, NONBLOCK, last_line_end, lines_of,
-                                    not_regular, read_head, remove_quietly)
-from tabletop.journal.store import (HEADER_KEY, SCHEMA_VERSION, Record, _whole, fsync_dir,
-                                    now)
+                                    not_regular, put_whole, read_head)
+from tabletop.journal.store import HEADER_KEY, SCHEMA_VERSION, Record, _whole, now
 
 
 @dataclass
@@ -159,22 +158,10 @@ def _header_version(raw: bytes) -> int | None:
 
 
 def write_log(path: Path, records: Iterable[Record]) -> None:
-    """Write a complete copy next to ``path``, fsync it, then put it in place.
-
-    The copy is written under a new name no other program can have prepared (a link
-    there would be followed), readable by its owner only, and renamed over ``path``
-    (which replaces a link, never writes through it).
-    """
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".rewrite")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(header_line())
-            for record in records:
-                handle.write(record.to_log())
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        remove_quietly(temporary)
-        raise
-    fsync_dir(path.parent)
+    """Write a complete copy of ``records`` at ``path``, whole or not at all
+    (:func:`~tabletop.journal.files.put_whole`), one record at a time."""
+    def write(handle: BinaryIO) -> None:
+        handle.write(header_line().encode("utf-8"))
+        for record in records:
+            handle.write(record.to_log().encode("utf-8"))
+    put_whole(path, write, suffix=".rewrite")

@@ -13,7 +13,9 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Iterator
+import tempfile
+from collections.abc import Callable, Iterator
+from typing import BinaryIO
 from pathlib import Path
 
 from tabletop.errors import JournalError
@@ -203,3 +205,42 @@ def last_line_end(fd: int, size: int, limit: int | None = None, chunk: int = 0) 
             return start + found + 1
         end = start
     return 0
+
+
+def fsync_dir(folder: Path) -> None:
+    """Make a file's creation or renaming durable (where the system allows it)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | CLOEXEC)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
+
+
+def put_whole(path: Path, write: Callable[[BinaryIO], object], suffix: str = ".new") -> bool:
+    """Put what ``write(handle)`` writes at ``path``, whole or not at all.
+
+    It is written to a fresh file beside ``path`` (``mkstemp``: made by us, readable by
+    its owner only, never a planted link), fsynced, renamed over ``path`` (which replaces
+    a link, never writes through it), and the folder fsynced. ``write`` returning False
+    means there is nothing to put: the fresh file goes and ``path`` stays as it was.
+    Whether it was put; whatever ``write`` or the disk raises is raised, the fresh file
+    removed.
+    """
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=suffix)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            if write(handle) is False:
+                handle.close()
+                remove_quietly(temporary)
+                return False
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        remove_quietly(temporary)
+        raise
+    fsync_dir(path.parent)
+    return True

@@ -28,7 +28,6 @@ import json
 import os
 import sqlite3
 import stat
-import tempfile
 from dataclasses import dataclass, field
 from typing import Iterator
 from pathlib import Path
@@ -36,7 +35,7 @@ from pathlib import Path
 from tabletop.journal import files
 from tabletop.journal.store import (DB_ERRORS, HEADER_KEY, SCHEMA_VERSION, SQLITE_MAGIC, Record,
                                     _damaged_text, _names, _schema_rows, _text, _whole,
-                                    expected_schema, fsync_dir, locked, locked_error, read_records)
+                                    expected_schema, locked, locked_error, read_records)
 from tabletop.journal.copyfile import LogScan, scan_lines
 
 MARK_KEY = "tabletop_known_good"
@@ -109,21 +108,10 @@ def write_mark(db_path: Path, mark: Mark) -> None:
     """Put ``mark`` in place whole or not at all (a fresh private file renamed over the old
     one, never written through a link). A mark that cannot be written is only a slower
     next opening, so a full disk here is not an error."""
-    path = mark_path(db_path)
     try:
-        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".new")
+        files.put_whole(mark_path(db_path), lambda handle: handle.write(mark.to_json().encode()))
     except OSError:
-        return
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(mark.to_json())
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except OSError:
-        files.remove_quietly(temporary)
-        return
-    fsync_dir(path.parent)
+        pass
 
 
 def mark_now(log_path: Path, conn: sqlite3.Connection) -> Mark | None:

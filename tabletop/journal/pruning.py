@@ -29,10 +29,9 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import BinaryIO, Callable
 
 from tabletop.journal import files, known_good, store
 from tabletop.journal.store import Record
@@ -149,26 +148,27 @@ def _holds(conn: sqlite3.Connection, game: int, count: int, last: str) -> bool |
 
 def _rewrite_log(log_path: Path, games: set[int]) -> None:
     """The copy without the whole lines that are records of ``games``; every other byte
-    kept as it was. Nothing is written when it holds none of them."""
+    kept as it was. Nothing is written when it holds none of them. Read a chunk at a
+    time, written a line at a time: the copy is never held whole."""
     if files.not_regular(log_path) is not None:
         return                                 # a device or pipe given as the copy
-    data = log_path.read_bytes()
-    lines = data.split(b"\n")
-    kept = [line for line in lines[:-1] if not _of(line, games)] + [lines[-1]]
-    if len(kept) == len(lines):
-        return
-    fd, temporary = tempfile.mkstemp(dir=log_path.parent, prefix=f".{log_path.name}.",
-                                     suffix=".prune")
+    fd = os.open(log_path, os.O_RDONLY | files.NOFOLLOW | files.NONBLOCK | files.CLOEXEC)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(b"\n".join(kept))
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, log_path)
-    except BaseException:
-        files.remove_quietly(temporary)
-        raise
-    store.fsync_dir(log_path.parent)
+        size = os.fstat(fd).st_size
+        end = files.last_line_end(fd, size)
+
+        def write(handle: BinaryIO) -> bool:
+            removed = 0
+            for line in files.lines_of(fd, end):
+                if _of(line, games):
+                    removed += 1
+                else:
+                    handle.write(line + b"\n")
+            handle.write(os.pread(fd, size - end, end))     # an unfinished last line, as it was
+            return removed > 0
+        files.put_whole(log_path, write, suffix=".prune")
+    finally:
+        os.close(fd)
 
 
 def _of(line: bytes, games: set[int]) -> bool:
@@ -180,18 +180,7 @@ def _of(line: bytes, games: set[int]) -> bool:
 
 
 def _write_intent(db_path: Path, intent: Intent) -> None:
-    path = intent_path(db_path)
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".new")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(intent.to_json())
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        files.remove_quietly(temporary)
-        raise
-    store.fsync_dir(path.parent)
+    files.put_whole(intent_path(db_path), lambda handle: handle.write(intent.to_json().encode()))
 
 
 def _crash_point(step: int) -> None:

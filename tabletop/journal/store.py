@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, Iterator, Protocol
 
 from tabletop.errors import JournalError, JournalLocked
-from tabletop.journal.files import (CLOEXEC, copy_private, create_private, hold_unless_written,
+from tabletop.journal.files import (copy_private, create_private, fsync_dir, hold_unless_written,
                                     not_regular, read_head)
 
 #: The database's ``user_version`` and the copy's header version this code writes and reads.
@@ -539,18 +539,6 @@ def foreign_file(path: Path, log_path: Path, timeout: float = 5.0) -> str | None
     if header_version(log_path) is not None or count_records(log_path):
         return None          # a journal's database, damaged: its copy rebuilds it
     return f"{reason}, and no journal copy ({log_path.name}) lies beside it"
-
-
-def fsync_dir(folder: Path) -> None:
-    """Make a file's creation or renaming durable (where the system allows it)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | CLOEXEC)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-    except OSError:
-        pass
 
 
 def make_folder(folder: Path) -> None:

@@ -18,7 +18,7 @@ import pytest
 
 from journal_writer import ROOT
 from tabletop.journal import journal as journal_module
-from tabletop.journal import copyfile, store
+from tabletop.journal import files, store
 from tabletop.journal import slip as slip_module
 from tabletop.cli import main
 from tabletop.errors import JournalError, JournalFull, JournalLocked, SlipError
@@ -104,7 +104,7 @@ def test_a_database_another_program_keeps_locked_is_not_taken_for_damaged(tmp_pa
 
 def test_a_new_data_folder_is_made_durable_in_its_parent(tmp_path, monkeypatch):
     synced = []
-    for module in (store, copyfile):
+    for module in (store, files):
         monkeypatch.setattr(module, "fsync_dir", lambda folder: synced.append(Path(folder)))
     Journal.open(tmp_path / "a" / "b" / "journal.db", table_name="t").close()
     assert {tmp_path, tmp_path / "a", tmp_path / "a" / "b"} <= set(synced)
@@ -196,10 +196,10 @@ def test_no_room_for_the_scratch_file_is_said_and_changes_nothing(tmp_path):
     # no traceback, and leaves the journal as it was.
     db = recorded(tmp_path / "t", *[MERGER] * 12)
     damage(db, "UPDATE actions SET at = 'x' WHERE game = 5 AND seq = 6")
-    def files() -> dict[str, bytes]:   # the writer lock holds its holder's number: left out
+    def contents() -> dict[str, bytes]:   # the writer lock holds its holder's number: left out
         return {path.name: path.read_bytes() for path in db.parent.iterdir()
                 if path.suffix != ".lock"}
-    before = files()
+    before = contents()
     limit = max(len(data) for data in before.values()) + 4096
     script = ("import resource, signal, sys; signal.signal(signal.SIGXFSZ, signal.SIG_IGN); "
               f"resource.setrlimit(resource.RLIMIT_FSIZE, ({limit}, {limit})); "
@@ -209,7 +209,7 @@ def test_no_room_for_the_scratch_file_is_said_and_changes_nothing(tmp_path):
     assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
     assert "could not compare the journal's two copies in a scratch file" in done.stderr
     assert "make room and try again (nothing was changed)" in done.stderr
-    assert files() == before
+    assert contents() == before
 
 
 # --- the append-only copy ----------------------------------------------------------------

@@ -17,8 +17,7 @@ from pathlib import Path
 import pytest
 
 from tabletop.engine.random_play import random_action
-from tabletop.journal import comparison, files, scratch, store, whole_check
-from tabletop.journal import copyfile
+from tabletop.journal import comparison, copyfile, files, pruning, scratch, store, whole_check
 from tabletop.journal.journal import Journal, check
 
 PLAYERS = ["Ann", "Bob", "Cy", "Di"]
@@ -242,3 +241,17 @@ def test_the_comparison_on_the_disk_finds_what_the_one_in_memory_finds(tmp_path,
             plan.games.close()
         problems.add((plan.db_problem or "")[:12] + "|" + (plan.log_problem or "")[:12])
     assert len(problems) >= 6, problems        # the variants do reach many findings
+
+
+def test_pruning_a_game_from_the_copy_holds_no_more_for_ten_times_the_games(tmp_path, one_game):
+    peaks = []
+    for games in (20, 200):
+        db = _journal(tmp_path / str(games), games, one_game)
+        log = db.with_suffix(".log")
+        before = log.read_bytes()
+        peaks.append(_peak(lambda: pruning._rewrite_log(log, {2})))
+        assert log.read_bytes() == b"".join(line for line in before.splitlines(keepends=True)
+                                            if not line.startswith(b'{"game":2,'))
+        assert len(log.read_bytes()) < len(before) - 1000       # game 2 was there, and went
+    small, large = peaks
+    assert large < 1.5 * small + 200_000, (small, large)
