@@ -15,8 +15,19 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import tempfile
 
 import pytest
+
+# A Python started with PYTHONDONTWRITEBYTECODE set (some machines' images set it) would
+# compile the whole project again in every worker and in every command a test starts:
+# about a sixth of the suite's CPU. The suite keeps the compiled modules instead, in a
+# folder of the temporary directory (never beside the sources: the checkout stays as it
+# was); the workers and the commands inherit it.
+if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
+    sys.pycache_prefix = os.environ.setdefault(
+        "PYTHONPYCACHEPREFIX", os.path.join(tempfile.gettempdir(), "tabletop-pycache"))
+    sys.dont_write_bytecode = False
 
 # In a worker of a parallel run each worker is one core's work: OpenCV's own threads would
 # only contend with the other workers (6% of the vision tests' CPU, most of it the kernel's).

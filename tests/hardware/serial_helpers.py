@@ -7,7 +7,7 @@ import time
 import serial
 
 
-def wait_until(predicate, timeout: float = 5.0) -> bool:
+def wait_until(predicate, timeout: float = 60.0) -> bool:
     """Poll ``predicate`` until it holds or ``timeout`` passes; its last answer."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

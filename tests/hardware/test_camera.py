@@ -446,7 +446,7 @@ class FakeCapture:
         self.busy = True
 
 
-def wait_for(condition, timeout: float = 5.0, poll: float = 0.005):
+def wait_for(condition, timeout: float = 60.0, poll: float = 0.005):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         result = condition()

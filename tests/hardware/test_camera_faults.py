@@ -36,7 +36,9 @@ class FakeClock:
         return self.now
 
 
-def wait_for(condition, timeout: float = 5.0):
+def wait_for(condition, timeout: float = 60.0):
+    # A bound, so that a thread that never gets there fails the test instead of hanging it;
+    # generous, because a thread of a loaded machine may wait seconds for a core.
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         result = condition()

@@ -239,7 +239,7 @@ def test_gpio_light_waiting_blinks(factory, gpio):
     led_pin = pin(factory, "LED")
     led_pin.clear_states()
     controls.show("waiting")
-    assert wait_for(lambda: len(led_pin.states) > 3, timeout=5)
+    assert wait_for(lambda: len(led_pin.states) > 3, timeout=60)
     values = [s.state for s in led_pin.states[1:]]
     assert True in values and False in values
     controls.show("ready")  # stops blinking, steady on

@@ -53,7 +53,7 @@ class FakeBoard:
     def send(self, data: bytes) -> None:
         os.write(self.master, data)
 
-    def expect(self, size: int, timeout: float = 5.0) -> bytes:
+    def expect(self, size: int, timeout: float = 60.0) -> bytes:
         """Read exactly ``size`` bytes the host wrote (or fewer on timeout)."""
         got = b""
         deadline = time.monotonic() + timeout

@@ -49,8 +49,11 @@ class Clock:
         return self.now
 
 
-def until(condition, limit: int = 5000):
-    for _ in range(limit):       # polls the grab thread; bounded, not a deadline
+def until(condition, timeout: float = 60.0):
+    # Polls the grab thread. A bound, so that a camera that never gets there fails the test
+    # instead of hanging it; generous, because a loaded machine's thread may wait seconds.
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
         got = condition()
         if got:
             return got

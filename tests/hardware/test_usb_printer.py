@@ -326,7 +326,7 @@ def test_a_usb_printer_in_image_mode_receives_the_slip_with_a_readable_code(slip
         with ReceiptPrinter("file:" + device.url, timeout=1.0, qr="image") as printer:
             assert printer.print_slip(text, qr=slip_payloads[6]).wait(10)
             expected = QUERY + slip_bytes(text, slip_payloads[6], qr_mode="image")
-            assert wait_until(lambda: device.data() == expected, timeout=10)
+            assert wait_until(lambda: device.data() == expected, timeout=60)
         sent = device.data()
         assert b"\x1d(k" not in sent  # no native QR command for a printer without one
         image, at = raster_of(sent)
