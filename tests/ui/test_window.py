@@ -5,6 +5,8 @@ calibration's buttons on screen; the `[screen]` keys reach Kivy.
 
 Each case starts its own Xvfb of the screen's size and runs the real command in a
 subprocess: Kivy makes one window a process, with the settings of the moment it is made.
+The 800x480 panel's run, with the Kivy configuration a Pi has, is read by two tests (its
+sizes and its touch input): one start-up, not two of the same screen.
 """
 
 from __future__ import annotations
@@ -166,19 +168,25 @@ class Screen:
         return pixels[:, :width * 4].reshape(height, width, 4)[:, :, :3]     # BGRX, LSB first
 
 
+def config_env(folder: Path, screen: str = "",
+               camera: str = 'source = "sim:acquire,seed=1"') -> dict:
+    """A new table's configuration in ``folder`` (the simulated camera, calibrated by itself)
+    with ``screen`` lines under [screen]; the environment that runs it."""
+    path = folder / "config.toml"
+    path.write_text(f'[camera]\n{camera}\n[controls]\nkind = "mock"\n'
+                    f'[screen]\nkeyboard = "system"\n{screen}\n'
+                    f'[paths]\ndata = "{folder / "data"}"\n')
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("KIVY_", "TABLETOP_"))}
+    return {**env, "TABLETOP_CONFIG": str(path), "KIVY_NO_ARGS": "1",
+            "KIVY_CLIPBOARD": "dummy", "KIVY_HOME": str(folder / "kivy"),
+            "PYTHONPATH": str(ROOT), "PROBE_TESTS": str(HERE)}
+
+
 @pytest.fixture
 def table_config(tmp_path):
-    """A new table's configuration (the simulated camera, calibrated by itself) with ``screen``
-    lines under [screen]; the environment that runs it."""
+    """:func:`config_env` in the test's own folder."""
     def write(screen: str = "", camera: str = 'source = "sim:acquire,seed=1"') -> dict:
-        path = tmp_path / "config.toml"
-        path.write_text(f'[camera]\n{camera}\n[controls]\nkind = "mock"\n'
-                        f'[screen]\nkeyboard = "system"\n{screen}\n'
-                        f'[paths]\ndata = "{tmp_path / "data"}"\n')
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("KIVY_", "TABLETOP_"))}
-        return {**env, "TABLETOP_CONFIG": str(path), "KIVY_NO_ARGS": "1",
-                "KIVY_CLIPBOARD": "dummy", "KIVY_HOME": str(tmp_path / "kivy"),
-                "PYTHONPATH": str(ROOT), "PROBE_TESTS": str(HERE)}
+        return config_env(tmp_path, screen, camera)
     return write
 
 
@@ -223,14 +231,36 @@ def assert_fits(report: dict, size: tuple[int, int]) -> None:
     assert w >= 48 and h >= 48 and x + w <= width + 1 and y >= 0
 
 
-@pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
-def test_run_fills_each_supported_screen_full_screen_and_laid_out_for_it(size, table_config,
-                                                                         tmp_path):
-    screen = Screen(*size)
+@pytest.fixture(scope="module")
+def pi_panel(tmp_path_factory) -> tuple[dict, Path]:
+    """`tabletop run` on an 800x480 panel with the configuration Kivy writes on a Pi (see
+    PI_KIVY_INPUT), as a new table's default configuration: what it measured and its
+    screenshots. Read by the 800x480 case of the sizes and by the one-touch test: one Kivy
+    start-up for both, which is what a Pi's first run is."""
+    folder = tmp_path_factory.mktemp("pi-panel")
+    env = config_env(folder)
+    kivy_home = Path(env["KIVY_HOME"])
+    kivy_home.mkdir(parents=True, exist_ok=True)
+    (kivy_home / "config.ini").write_text(PI_KIVY_INPUT)
+    screen = Screen(800, 480)
     try:
-        report = probe(screen, table_config(), tmp_path / "shots")
+        return probe(screen, env, folder / "shots"), folder / "shots"
     finally:
         screen.close()
+
+
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+def test_run_fills_each_supported_screen_full_screen_and_laid_out_for_it(size, table_config,
+                                                                         tmp_path, request):
+    if size == (800, 480):         # the Pi's panel, with the Pi's Kivy configuration
+        report, shots = request.getfixturevalue("pi_panel")
+    else:
+        shots = tmp_path / "shots"
+        screen = Screen(*size)
+        try:
+            report = probe(screen, table_config(), shots)
+        finally:
+            screen.close()
     assert report["size"] == list(size) and report["system_size"] == list(size)
     assert report["fullscreen"] == "auto" and report["borderless"] is True
     assert report["config"]["fullscreen"] == "auto" and report["config"]["borderless"] == "1"
@@ -240,7 +270,7 @@ def test_run_fills_each_supported_screen_full_screen_and_laid_out_for_it(size, t
     for name in ("calibration", "setup", "table"):
         import cv2
 
-        shot = cv2.imread(str(tmp_path / "shots" / f"{name}.png"))
+        shot = cv2.imread(str(shots / f"{name}.png"))
         assert shot.shape[:2] == (size[1], size[0]), name
 
 
@@ -351,19 +381,11 @@ mouse = mouse
 """
 
 
-def test_one_touch_is_one_tap_and_the_panel_does_not_blank(table_config, tmp_path):
+def test_one_touch_is_one_tap_and_the_panel_does_not_blank(pi_panel):
     """On a Pi, Kivy's own configuration adds the touch device (hidinput or mtdev) beside
     SDL's pointer, and a user who may read it gets every touch twice. The real command, with
     that configuration file, listens to the pointer alone, and keeps the screen awake."""
-    env = table_config()
-    kivy_home = Path(env["KIVY_HOME"])
-    kivy_home.mkdir(parents=True, exist_ok=True)
-    (kivy_home / "config.ini").write_text(PI_KIVY_INPUT)
-    screen = Screen(800, 480)
-    try:
-        report = probe(screen, env)
-    finally:
-        screen.close()
+    report, _ = pi_panel
     # What Kivy made its input from, and made: the pointer, and the SDL window's own finger
     # queue (filled on iOS and Android only); no device read directly (mtdev, hidinput).
     assert report["inputs"] == {"mouse": "mouse,disable_multitouch"}
