@@ -63,8 +63,11 @@ def on_disk(db_path: Path, log_path: Path, timeout: float = 5.0,
     ``readonly``: the scratch file goes in the temporary folder, not beside the journal,
     and the database is read as :func:`~tabletop.journal.store.connect_reader` reads it.
     """
-    scratch = Scratch(Path(tempfile.gettempdir()) if readonly else db_path.parent,
-                      f".{db_path.name}.")
+    folder = Path(tempfile.gettempdir()) if readonly else db_path.parent
+    try:
+        scratch = Scratch(folder, f".{db_path.name}.")
+    except (OSError, sqlite3.Error) as error:
+        raise _no_room(folder, db_path, log_path, error) from None
     try:
         log = stream_log(log_path, scratch.add_log)
         db = scan_db(db_path, timeout, readonly, sink=scratch)
@@ -79,11 +82,13 @@ def on_disk(db_path: Path, log_path: Path, timeout: float = 5.0,
     return log, db, plan
 
 
-def _no_room(folder: Path, db_path: Path, log_path: Path, error: sqlite3.Error) -> JournalError:
+def _no_room(folder: Path, db_path: Path, log_path: Path,
+             error: OSError | sqlite3.Error) -> JournalError:
     need = sum(path.stat().st_size for path in (db_path, log_path) if path.is_file())
+    why = error.strerror if isinstance(error, OSError) and error.strerror else error
     return JournalError(f"could not compare the journal's two copies in a scratch file in "
-                        f"{folder} ({error}); it needs about {max(1, round(need / 1e6))} MB free there: "
-                        f"make room and try again (nothing was changed)")
+                        f"{folder} ({why}); it needs about {max(1, round(need / 1e6))} MB "
+                        f"free there: make room and try again (nothing was changed)")
 
 
 class Scratch:
