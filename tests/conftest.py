@@ -12,7 +12,9 @@ interrupted (``--full-trace`` still shows where).
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import signal
 import sys
 import tempfile
@@ -22,12 +24,15 @@ import pytest
 # A Python started with PYTHONDONTWRITEBYTECODE set (some machines' images set it) would
 # compile the whole project again in every worker and in every command a test starts:
 # about a sixth of the suite's CPU. The suite keeps the compiled modules instead, in a
-# folder of the temporary directory (never beside the sources: the checkout stays as it
-# was); the workers and the commands inherit it.
-if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
-    sys.pycache_prefix = os.environ.setdefault(
-        "PYTHONPYCACHEPREFIX", os.path.join(tempfile.gettempdir(), "tabletop-pycache"))
+# folder of its own in the temporary directory (never beside the sources: the checkout
+# stays as it was), which the workers and the commands inherit and which goes at the end:
+# a compiled file cut short (a test's command under a file-size limit) spoils one run only.
+if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None \
+        and "PYTHONPYCACHEPREFIX" not in os.environ:
+    sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(
+        prefix="tabletop-pycache-")
     sys.dont_write_bytecode = False
+    atexit.register(shutil.rmtree, sys.pycache_prefix, True)
 
 # In a worker of a parallel run each worker is one core's work: OpenCV's own threads would
 # only contend with the other workers (6% of the vision tests' CPU, most of it the kernel's).
