@@ -7,13 +7,12 @@ both copies. Done by reading both into memory it needed some 300 MB a thousand g
 chunks, line after line, and each run of one game's lines is compared with the rows the
 database holds for them, fetched by key; the database is never read whole, the copy is
 never held whole, and what is kept is a few numbers a game. It answers only "both copies
-are whole and agree, record for record" (a :class:`~tabletop.journal.recovery.Plan`
+are whole and agree, record for record" (a :class:`~tabletop.journal.comparison.Plan`
 whose games are read again from the database one at a time, when asked); anything else
 (a damaged line or row, a last line that lost only its line end, a step missing or
-written twice, a damaged games-list entry) gives None, and the caller runs the comparison in memory
-(:func:`tabletop.journal.recovery.reconcile`), which finds, reports and repairs as it
-always did. So the answer for a damaged journal is unchanged; a whole one costs a few
-megabytes however long it is.
+written twice, a damaged games-list entry) gives None, and the caller compares the copies
+record by record (:mod:`tabletop.journal.scratch`), which finds, reports and repairs.
+Checking a whole journal this way costs a few megabytes however long it is.
 
 >>> import tempfile, pathlib
 >>> from tabletop.journal.journal import Journal
