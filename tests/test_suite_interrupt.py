@@ -30,6 +30,17 @@ def test_waits(tmp_path_factory):
 '''
 
 
+def _until_a_test_is_counted(run: subprocess.Popen) -> str:
+    """What the run printed up to its first progress dot (or its end)."""
+    seen = ""
+    while "." not in seen.replace("bringing up nodes...", ""):
+        char = run.stdout.read(1)
+        if not char:
+            break
+        seen += char
+    return seen
+
+
 def _default_ctrl_c() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)    # as at a terminal, even in a background run
 
@@ -50,8 +61,12 @@ def test_ctrl_c_says_it_stopped_in_one_line(tmp_path, workers):
         while not started.exists() and run.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
         assert started.exists(), "the waiting test never started"
+        # In parallel the other test may not have been counted yet: wait for its dot (the
+        # progress pytest prints once the result has reached it), so that Ctrl-C comes after.
+        seen = _until_a_test_is_counted(run)
         run.send_signal(signal.SIGINT)
         out, _ = run.communicate(timeout=120)
+        out = seen + out
     finally:
         if run.poll() is None:
             run.kill()
