@@ -26,6 +26,9 @@ from calibration.synthetic.sequences import random_steps, render_sequence
 from tabletop.cli import main
 from tabletop.geometry.sightings import TileSeen
 
+#: One worker records the table for all of this file's tests (made once, about 4 s).
+pytestmark = pytest.mark.xdist_group("vision-report-recorded")
+
 PLACEMENTS = 8
 
 

@@ -94,6 +94,10 @@ def test_the_classifier_is_chosen_by_argument_or_environment(monkeypatch):
     assert chosen_classifier() == "learned" and chosen_classifier("hand") == "hand"
 
 
+#: The two tests that read the held-out tables run in one worker: the reads are made once.
+HELD_OUT_READS = pytest.mark.xdist_group("learned-cells-held-out")
+
+
 @pytest.fixture(scope="module")
 def held_out_reads():
     """Each held-out table read by both classifiers over a few frames: (truth, hand, learned)."""
@@ -124,6 +128,7 @@ def _figures(reads, which: int) -> dict[str, int]:
             "decided": cells - unsure, "right": cells - unsure - false - missed}
 
 
+@HELD_OUT_READS
 def test_held_out_cells_are_read_right(held_out_reads):
     learned, hand = _figures(held_out_reads, 2), _figures(held_out_reads, 1)
     assert len(held_out_reads) >= 15
@@ -138,6 +143,7 @@ def test_held_out_cells_are_read_right(held_out_reads):
     assert learned["decided"] >= 0.5 * learned["cells"], learned
 
 
+@HELD_OUT_READS
 def test_the_learned_classifier_is_no_less_sure_than_the_hand_tuned_one(held_out_reads):
     learned, hand = _figures(held_out_reads, 2), _figures(held_out_reads, 1)
     # (a wrong hand-tuned verdict the model doubts is a cell it is rightly less sure of)

@@ -28,6 +28,9 @@ from calibration.recording import HOWS, Recorder, RecordingEyes, RecordingError,
 from calibration.synthetic.sequences import Lamp, random_steps, render_sequence
 from tabletop.geometry.sightings import ChangesSeen, TileSeen
 
+#: One worker plays the recorded game for all of this file's tests (made once, about 3 s).
+pytestmark = pytest.mark.xdist_group("recording-game")
+
 PLACEMENTS = 8
 
 

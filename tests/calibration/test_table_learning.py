@@ -25,6 +25,10 @@ from calibration.synthetic.scenes import Nuisances
 from calibration.synthetic.sequences import Place, render_sequence
 from tabletop.geometry.sightings import TileDoubted, TileSeen
 
+#: One worker renders and plays the low-contrast table for all of this file's tests (made
+#: once a worker: spread over two, the same game was played twice).
+pytestmark = pytest.mark.xdist_group("table-learning-game")
+
 SIZE = (640, 480)
 #: test_time_cue's table: the classifier alone cannot tell its 1F and 4H from the board.
 STEPS = [Place("2G"), Place("1F"), Place("4H"), Place("11A"), Place("5E"), Place("8B"),
