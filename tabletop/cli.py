@@ -51,8 +51,7 @@ def _parser() -> argparse.ArgumentParser:
 
     parser = Parser(
         prog="tabletop", description="Banker and stock broker for Acquire-family board games.")
-    parser.add_argument("--version", action="version", version=f"tabletop {_version()}",
-                        help="print tabletop's version and exit")
+    parser.add_argument("--version", action=_Version, help="print tabletop's version and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     replay = commands.add_parser("replay", help="apply a table script and print the state JSON")
@@ -152,6 +151,19 @@ def _parser() -> argparse.ArgumentParser:
     from tabletop.director.commands import register as director   # paho loads only in listen
     director(commands)
     return parser
+
+
+class _Version(argparse.Action):
+    """``--version``, looked up only when asked: importlib.metadata is a tenth of the start of
+    every command."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        print(f"tabletop {_version()}")
+        parser.exit()
 
 
 def _version() -> str:

@@ -16,12 +16,17 @@ from __future__ import annotations
 import argparse
 import difflib
 from pathlib import Path
+from typing import TYPE_CHECKING, Callable
 
 from tabletop.tournament import model
-from tabletop.tournament.intake import REFUSED, TAKEN, Intake, slips_file
 from tabletop.tournament.model import Tournament, TournamentError
-from tabletop.tournament.seating import by_standing, first_round
-from tabletop.tournament.standings import standings
+
+if TYPE_CHECKING:
+    from tabletop.tournament.intake import Intake
+
+# The intake, the seating and the standings are imported by the commands that use them:
+# every `tabletop` command registers these, and the intake (keys, journals) was a fifth of
+# the start of any command, `tabletop games` as much as `tabletop director show`.
 
 #: What ``import`` reads from a folder: slip files as ``tabletop slip --out`` writes them,
 #: or the text of a slip's QR code.
@@ -120,9 +125,20 @@ def _register(args: argparse.Namespace) -> int:
     return 0
 
 
+def _intake(args: argparse.Namespace,
+            tournament: Tournament | Callable[[], Tournament]) -> Intake:
+    """The tournament's intake of slips, kept beside its file."""
+    from tabletop.tournament.intake import Intake, slips_file
+
+    return Intake(tournament, slips_file(args.file))
+
+
 def _seat(args: argparse.Namespace) -> int:
+    from tabletop.tournament.seating import by_standing, first_round
+    from tabletop.tournament.standings import standings
+
     tournament = model.load(args.file)
-    intake = Intake(tournament, slips_file(args.file))
+    intake = _intake(args, tournament)
     number = args.round
     if number < 1 or number > tournament.current + 1:
         raise TournamentError(f"the next round to seat is {tournament.current + 1} "
@@ -150,9 +166,10 @@ def _seat(args: argparse.Namespace) -> int:
 
 def _show(args: argparse.Namespace) -> int:
     from tabletop.journal.keys import parse_public_key
+    from tabletop.tournament.intake import REFUSED
 
     tournament = model.load(args.file)
-    intake = Intake(tournament, slips_file(args.file))
+    intake = _intake(args, tournament)
     print(f"{tournament.name}: {tournament.rules}, {len(tournament.players)} players, "
           f"{tournament.current} of {tournament.rounds_planned} rounds seated, seed "
           f"{tournament.seed}")
@@ -169,8 +186,10 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _standings(args: argparse.Namespace) -> int:
+    from tabletop.tournament.standings import standings
+
     tournament = model.load(args.file)
-    intake = Intake(tournament, slips_file(args.file))
+    intake = _intake(args, tournament)
     results = intake.results()
     print(f"{tournament.name}: standings after {len(results)} game(s) (rank points, then "
           f"total cash)")
@@ -198,11 +217,12 @@ def _import(args: argparse.Namespace) -> int:
     """Every slip file of the folder through the intake; 1 if any was refused."""
     from tabletop.errors import SlipError
     from tabletop.journal.slipfile import read_slip
+    from tabletop.tournament.intake import REFUSED, TAKEN
 
     tournament = model.load(args.file)
     if not args.folder.is_dir():
         raise TournamentError(f"no folder {args.folder} (give the folder of the USB stick's slips)")
-    intake = Intake(lambda: model.load(args.file), slips_file(args.file))
+    intake = _intake(args, lambda: model.load(args.file))
     files = sorted(p for p in args.folder.rglob("*")
                    if p.suffix.lower() in SLIP_SUFFIXES and p.is_file() and not p.name.startswith("."))
     refused = taken = 0
