@@ -20,7 +20,6 @@ from calibration.calibrate import calibrate
 from calibration.classify import (
     COLOUR_SHRINK,
     READABLE,
-    TileClassifier,
     chosen_classifier,
 )
 from calibration.learned import MODEL_PATH, CellModel
@@ -58,6 +57,19 @@ HELD_OUT = [("acquire", 101, "ivory_card", "light"), ("acquire", 102, "ivory_pla
 def calibrated(table, rules: str, options: dict | None = None, seed: int = 0):
     empty = render_empty(table, np.random.default_rng(seed))
     return calibrate(empty.image, empty.truth.corners, rules, options or {})
+
+
+def recognizer(calibration, kind: str) -> Recognizer:
+    """A Recognizer whose cells are read by the ``kind`` classifier, whatever the environment.
+
+    Chosen as a user chooses it (TABLETOP_CLASSIFIER) while it is made: a classifier built
+    and then replaced would cost a second set-up of the table's references.
+    """
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TABLETOP_CLASSIFIER", kind)
+        made = Recognizer(calibration)
+    assert made.classifier.kind == kind
+    return made
 
 
 def test_the_weights_ship_in_the_package_and_load():
@@ -105,9 +117,7 @@ def held_out_reads():
     for rules, seed, material, family in HELD_OUT:
         table = held_out_table(rules, seed, material=material, family=family)
         calibration = calibrated(table, rules, seed=seed)
-        hand, learned = Recognizer(calibration), Recognizer(calibration)
-        hand.classifier = TileClassifier(calibration, "hand")
-        learned.classifier = TileClassifier(calibration, "learned")
+        hand, learned = recognizer(calibration, "hand"), recognizer(calibration, "learned")
         rng = np.random.default_rng(seed)
         size = calibration.layout.size
         for nuisances in (Nuisances.none(), Nuisances.mild(), Nuisances(noise=1.0, jpeg=1.0)):
@@ -178,9 +188,8 @@ def test_no_empty_cell_is_confidently_a_tile_in_tricky_renders(rules, seed, mate
                                                                nuisances, skew):
     table = held_out_table(rules, seed, material=material, family=family)
     calibration = calibrated(table, rules, seed=seed)
-    recognizer = Recognizer(calibration)
-    recognizer.classifier = TileClassifier(calibration, "learned")
-    model = recognizer.classifier.cells.model
+    read_by = recognizer(calibration, "learned")
+    model = read_by.classifier.cells.model
     rng = np.random.default_rng(seed)
     size = calibration.layout.size
     read = 0
@@ -193,9 +202,9 @@ def test_no_empty_cell_is_confidently_a_tile_in_tricky_renders(rules, seed, mate
             continue
         matrix = None
         if skew:
-            recognizer.read(frame.image)
-            matrix = train_cells.skewed(recognizer._last_matrix, rng, skew)
-        p = _probabilities(recognizer, frame.image, matrix)
+            read_by.read(frame.image)
+            matrix = train_cells.skewed(read_by._last_matrix, rng, skew)
+        p = _probabilities(read_by, frame.image, matrix)
         assert p[empty].max() < model.tile_at, (k, np.flatnonzero(p[empty] >= model.tile_at))
         read += 1
     assert read >= 2

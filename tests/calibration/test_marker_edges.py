@@ -155,15 +155,19 @@ def test_a_marker_cut_in_half_by_the_edge_is_named(layout, seed):
     assert "turn the camera" in text
 
 
-def glare(image: np.ndarray, quad: np.ndarray, strength: float, seed: int) -> np.ndarray:
-    """A lamp's reflection: a soft bright ellipse over about half of the marker at ``quad``."""
+def lamp(image: np.ndarray, quad: np.ndarray, seed: int) -> np.ndarray:
+    """A lamp's reflection (0-1 a pixel): a soft ellipse over about half the marker at ``quad``."""
     side = float(np.sqrt(cv2.contourArea(quad.astype(np.float32))))
     angle = np.random.default_rng(seed).uniform(0, 2 * np.pi)
     centre = quad.mean(axis=0) + 0.5 * side * np.array([np.cos(angle), np.sin(angle)])
     light = np.zeros(image.shape[:2], np.float32)
     cv2.ellipse(light, (int(centre[0]), int(centre[1])), (int(side * 0.55), int(side * 0.9)),
                 float(np.degrees(angle)), 0, 360, 1.0, -1)
-    light = cv2.GaussianBlur(light, (0, 0), side * 0.12)
+    return cv2.GaussianBlur(light, (0, 0), side * 0.12)
+
+
+def glare(image: np.ndarray, light: np.ndarray, strength: float) -> np.ndarray:
+    """The photo under the lamp's reflection ``light`` at ``strength`` grey levels."""
     return np.clip(image + light[:, :, None] * strength, 0, 255).astype(np.uint8)
 
 
@@ -173,12 +177,14 @@ def test_glare_over_half_a_marker_is_seen_through_or_named(layout, seed):
     rules, options = RULES[layout]
     marker_id = table.markers[(seed + 1) % 4].marker_id
     quad = empty.truth.markers[marker_id]
+    # One reflection at two strengths: the same spot, only brighter (drawn once).
+    light = lamp(empty.image, quad, seed)
     # Raised far towards white but not burnt out: the plain detector loses it, yet it is read.
-    bright = glare(empty.image, quad, 160, seed)
+    bright = glare(empty.image, light, 160)
     calibration = calibrate(bright, empty.truth.corners, rules, options)
     assert np.linalg.norm(centres(calibration) - uncut, axis=1).max() <= SAME_GRID_PX
     # Burnt out: half its pattern is gone. Named, with what to change.
-    text = refusal(glare(empty.image, quad, 300, seed), empty.truth.corners, layout)
+    text = refusal(glare(empty.image, light, 300), empty.truth.corners, layout)
     assert names(text, marker_id, "is washed out by glare"), text
     assert "move the lamp or tilt the board" in text
 
