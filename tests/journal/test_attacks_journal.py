@@ -61,6 +61,28 @@ def record(db: Path, lines: list[str]) -> None:
         assert table.game.over
 
 
+#: The tests that start from the one recorded game run in one worker: it is recorded once.
+RECORDED = pytest.mark.xdist_group("attacks-journal-recorded")
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory) -> Path:
+    """One finished game recorded by the real writer (every step synced: about 1.5 s on a
+    busy disk); each test gets its own copy of the folder, byte for byte."""
+    db = tmp_path_factory.mktemp("recorded") / "data" / "journal.db"
+    record(db, finished_script("acquire"))
+    return db.parent
+
+
+def recorded_in(folder: Path, recorded: Path) -> Path:
+    """``folder`` (made private, as the writer makes it) holding a copy of every file the
+    recorded game's writer left: the same bytes and modes as if recorded there."""
+    folder.mkdir(mode=0o700)
+    for path in recorded.iterdir():
+        shutil.copy2(path, folder / path.name)
+    return folder / "journal.db"
+
+
 def snapshot(folder: Path) -> dict[str, tuple[bytes | None, int, int]]:
     """Every name in ``folder`` with its bytes (a link: its target), mode and mtime."""
     seen = {}
@@ -164,12 +186,12 @@ def victim(tmp_path: Path) -> Path:
     return path
 
 
+@RECORDED
 @pytest.mark.parametrize("name", ["journal.db.lock", "journal.log", "journal.db-wal",
                                   "journal.db-shm", "journal.db"])
-def test_a_planted_link_is_never_followed(tmp_path, env, name):
+def test_a_planted_link_is_never_followed(tmp_path, env, recorded, name):
     folder = tmp_path / "data"
-    db = folder / "journal.db"
-    record(db, finished_script("acquire"))
+    db = recorded_in(folder, recorded)
     target = victim(tmp_path)
     (folder / name).unlink(missing_ok=True)
     (folder / name).symlink_to(target)
@@ -177,15 +199,16 @@ def test_a_planted_link_is_never_followed(tmp_path, env, name):
         result = run(env, *command, "--journal", db)
         assert "Traceback" not in result.stderr, result.stderr
         assert target.read_bytes() == VICTIM_TEXT, (command, name)
-    result = run(env, "check", "--repair", "--journal", db)
+    # The last of them, the repair, is the one that refuses the link (asked here of its own
+    # answer: a second repair after it read the same files, to the same end).
     assert result.returncode == 2 and "symbolic link" in result.stderr, result.stderr
     assert (folder / name).is_symlink()
 
 
-def test_a_planted_rewrite_link_is_not_written_when_the_copy_is_rebuilt(tmp_path, env):
+@RECORDED
+def test_a_planted_rewrite_link_is_not_written_when_the_copy_is_rebuilt(tmp_path, env, recorded):
     folder = tmp_path / "data"
-    db = folder / "journal.db"
-    record(db, finished_script("acquire"))
+    db = recorded_in(folder, recorded)
     target = victim(tmp_path)
     db.with_suffix(".log").unlink()                   # the copy must be rewritten
     (folder / "journal.log.rewrite").symlink_to(target)
@@ -285,10 +308,10 @@ def test_a_character_device_is_refused_and_nothing_is_made_beside_it(tmp_path, e
     assert sorted(name for name in os.listdir("/dev") if name.startswith("null")) == before
 
 
-def test_reading_a_damaged_journal_reports_it_and_repairs_nothing(tmp_path, env):
+@RECORDED
+def test_reading_a_damaged_journal_reports_it_and_repairs_nothing(tmp_path, env, recorded):
     folder = tmp_path / "data"
-    db = folder / "journal.db"
-    record(db, finished_script("acquire"))
+    db = recorded_in(folder, recorded)
     conn = sqlite3.connect(db)
     conn.execute("UPDATE actions SET line = replace(line, '\"do\"', '\"do\" ') WHERE seq = 3")
     conn.commit()
@@ -307,10 +330,10 @@ def test_reading_a_damaged_journal_reports_it_and_repairs_nothing(tmp_path, env)
     assert run(env, "export", "1", "--journal", db).returncode == 0
 
 
-def test_a_missing_database_beside_its_copy_is_reported_not_rebuilt(tmp_path, env):
+@RECORDED
+def test_a_missing_database_beside_its_copy_is_reported_not_rebuilt(tmp_path, env, recorded):
     folder = tmp_path / "data"
-    db = folder / "journal.db"
-    record(db, finished_script("acquire"))
+    db = recorded_in(folder, recorded)
     db.unlink()
     before = snapshot(folder)
     for command in read_commands(tmp_path)[:4]:
@@ -335,12 +358,11 @@ def small_disk(tmp_path):
     subprocess.run(["umount", "-l", str(mount)], capture_output=True)
 
 
+@RECORDED
 @pytest.mark.parametrize("state", ["read-only", "full"])
-def test_reading_works_on_a_read_only_or_full_disk(tmp_path, env, small_disk, state):
-    source = tmp_path / "data" / "journal.db"
-    record(source, finished_script("acquire"))
+def test_reading_works_on_a_read_only_or_full_disk(tmp_path, env, small_disk, recorded, state):
     for name in ("journal.db", "journal.log"):
-        shutil.copy2(source.with_name(name), small_disk / name)
+        shutil.copy2(recorded / name, small_disk / name)
     db = small_disk / "journal.db"
     if state == "read-only":
         subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], check=True)
@@ -370,11 +392,11 @@ def _fingerprint(path: Path) -> tuple[bytes, int]:
     return path.read_bytes(), os.stat(path).st_mtime_ns
 
 
+@RECORDED
 @pytest.mark.parametrize("name", SIDE_NAMES)
-def test_a_hard_link_beside_the_journal_is_never_written_through(tmp_path, env, name):
+def test_a_hard_link_beside_the_journal_is_never_written_through(tmp_path, env, recorded, name):
     folder = tmp_path / "data"
-    db = folder / "journal.db"
-    record(db, finished_script("acquire"))
+    db = recorded_in(folder, recorded)
     target = tmp_path / "v"
     target.write_bytes(VICTIM_PAGES)
     (folder / name).unlink(missing_ok=True)
@@ -392,10 +414,10 @@ def test_a_hard_link_beside_the_journal_is_never_written_through(tmp_path, env, 
     assert not list(folder.glob("*damaged*"))
 
 
-def test_a_hard_linked_database_is_refused_by_readers_and_the_writer(tmp_path, env):
+@RECORDED
+def test_a_hard_linked_database_is_refused_by_readers_and_the_writer(tmp_path, env, recorded):
     folder = tmp_path / "data"
-    db = folder / "journal.db"
-    record(db, finished_script("acquire"))
+    db = recorded_in(folder, recorded)
     backup = tmp_path / "backup.db"
     os.link(db, backup)
     before, names = _fingerprint(backup), sorted(os.listdir(folder))
@@ -407,11 +429,11 @@ def test_a_hard_linked_database_is_refused_by_readers_and_the_writer(tmp_path, e
         Journal.open(db)
 
 
+@RECORDED
 @pytest.mark.parametrize("kind", ["fifo", "link", "folder", "hard link"])
-def test_a_rollback_journal_that_is_no_file_of_ours_is_refused(tmp_path, env, kind):
+def test_a_rollback_journal_that_is_no_file_of_ours_is_refused(tmp_path, env, recorded, kind):
     folder = tmp_path / "data"
-    db = folder / "journal.db"
-    record(db, finished_script("acquire"))
+    db = recorded_in(folder, recorded)
     odd = folder / "journal.db-journal"
     target = victim(tmp_path)
     {"fifo": lambda: os.mkfifo(odd), "link": lambda: odd.symlink_to(target),
@@ -425,10 +447,10 @@ def test_a_rollback_journal_that_is_no_file_of_ours_is_refused(tmp_path, env, ki
     assert target.read_bytes() == VICTIM_TEXT
 
 
-def test_a_rollback_journal_is_kept_aside_and_said_never_deleted(tmp_path, env):
+@RECORDED
+def test_a_rollback_journal_is_kept_aside_and_said_never_deleted(tmp_path, env, recorded):
     folder = tmp_path / "data"
-    db = folder / "journal.db"
-    record(db, finished_script("acquire"))
+    db = recorded_in(folder, recorded)
     (folder / "journal.db-journal").write_bytes(b"someone's rollback journal")
     result = run(env, "games", "--journal", db)
     assert result.returncode == 0 and (folder / "journal.db-journal").exists()
@@ -463,11 +485,12 @@ def test_reading_a_journal_left_with_its_wal_and_a_garbage_shm_writes_nothing(tm
     db = _stopped_while_writing(tmp_path)
     Path(f"{db}-shm").write_bytes(b"\xa5" * 32768)
     before = snapshot(db.parent)
+    results = {}
     for command in read_commands(tmp_path):
-        result = run(env, *command, "--journal", db, timeout=20)
+        result = results[command[0]] = run(env, *command, "--journal", db, timeout=20)
         assert result.returncode == 0, (command, result.stdout, result.stderr)
         assert snapshot(db.parent) == before, command
-    assert "Ann, Bob, Cy" in run(env, "games", "--journal", db).stdout   # read from the -wal
+    assert "Ann, Bob, Cy" in results["games"].stdout   # read from the -wal
 
 
 def test_the_table_makes_its_data_folder_private(tmp_path):
@@ -485,17 +508,17 @@ def test_the_table_makes_its_data_folder_private(tmp_path):
         runner.close()
 
 
+@RECORDED
 @settings(max_examples=25, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(sides=st.dictionaries(st.sampled_from(["-wal", "-shm", "-journal"]),
                              st.binary(max_size=4096), max_size=3))
 def test_reading_with_any_side_files_raises_only_journal_errors_and_writes_nothing(
-        tmp_path_factory, sides):
+        tmp_path_factory, recorded, sides):
     from tabletop.journal.journal import check, open_for_reading
 
-    folder = tmp_path_factory.mktemp("fuzz")
-    db = folder / "journal.db"
-    record(db, finished_script("acquire"))
+    db = recorded_in(tmp_path_factory.mktemp("fuzz") / "data", recorded)   # a fresh copy each
+    folder = db.parent
     for side, data in sides.items():
         Path(f"{db}{side}").write_bytes(data)
     before = snapshot(folder)
