@@ -18,9 +18,7 @@ import tempfile
 import pytest
 
 import frame_clock
-from uihelpers import SETUP
-
-SCREEN = (800, 480)
+from uihelpers import PANEL, SETUP, started, stopped
 
 #: Why the UI tests cannot have a window, said once for all of them, with what to install.
 NO_DISPLAY = "no X display, and no Xvfb to start one: apt-get install xvfb"
@@ -54,8 +52,8 @@ os.environ.setdefault("KIVY_HOME", _KIVY_HOME)
 
 from kivy.config import Config  # noqa: E402
 
-Config.set("graphics", "width", str(SCREEN[0]))
-Config.set("graphics", "height", str(SCREEN[1]))
+Config.set("graphics", "width", str(PANEL[0]))
+Config.set("graphics", "height", str(PANEL[1]))
 Config.set("input", "mouse", "mouse,disable_multitouch")
 frame_clock.install()
 
@@ -107,36 +105,28 @@ def pytest_sessionfinish(session, exitstatus):
 @pytest.fixture
 def run_app():
     """Start a :class:`ui.app.TableApp` on the window; stopped (its widgets taken off) after."""
-    from kivy.app import App
-    from kivy.base import EventLoop
-    from kivy.clock import Clock
-    from kivy.core.window import Window
-
-    started = []
-
-    from kivy.metrics import Metrics
+    apps = []
 
     def start(app):
-        Metrics.density = 1          # the panel's; a test before may have fitted another screen
-        app._run_prepare()
-        Window.size = SCREEN
-        for _ in range(3):
-            EventLoop.idle()
-        started.append(app)
+        apps.append(started(app))
         return app
 
     yield start
-    from kivy.uix.modalview import ModalView
+    for app in apps:
+        stopped(app)
 
-    for view in [w for w in Window.children if isinstance(w, ModalView)]:
-        view.dismiss(animation=False)       # a question left open must not take the next test's presses
-    for app in started:
-        Clock.unschedule(app.tick)
-        Window.unbind(on_key_down=app._key)
-        Window.remove_widget(app.root)
-        app.dispatch("on_stop")       # kv's `app` forgets it (it is cached until then)
-        App._running_app = None
-    Metrics.density = 1
+
+@pytest.fixture(scope="module")
+def module_app(x_display):
+    """One :class:`ui.app.TableApp` for a module's tests, with no game yet: each test puts its
+    desk on the table (``app.loop.desk = desk``), as a table's app shows a game after another.
+    Building an app is most of what a screen shown costs. A module using it keeps its tests
+    in one worker (``xdist_group``), which makes the app once."""
+    from ui.app import TableApp
+
+    app = started(TableApp(desk=None))
+    yield app
+    stopped(app)
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from uihelpers import frames, outside_the_window, play, tap, texts
+from uihelpers import frames, outside_the_window, play, showing, tap, texts
 
 from tabletop.assembly.screenshots import demo_desk
 from tabletop.engine.info_card import information_card
@@ -15,17 +15,14 @@ from tabletop.engine.info_card import information_card
 MARKUP = re.compile(r"\[/?[a-z]+[^\]]*\]")
 
 
-def open_card(run_app, desk, language="en"):
-    """The app on ``desk``, showing the card (added to the app if it has none yet)."""
-    from ui.app import TableApp
-    from ui.infocard import InfoCardScreen
+# One app for the module (all its tests in one worker, which makes it once): building an app
+# is most of what a card shown costs, and a table's app shows a game after another, as here.
+pytestmark = pytest.mark.xdist_group("infocard-app")
 
-    app = run_app(TableApp(desk=desk, language=language))
-    if not app.root.has_screen("card"):
-        app.root.add_widget(InfoCardScreen(name="card", desk=desk, language=language))
-    app.show("card")
-    frames(3)
-    return app, app.root.get_screen("card")
+
+def open_card(app, desk, language="en"):
+    """The module's app showing ``desk``'s card in ``language``."""
+    return showing(app, desk, "card", language)
 
 
 def card_rows(screen):
@@ -86,18 +83,18 @@ HAND_READ = [
 
 
 @pytest.mark.parametrize("rules, options, price, sizes, bonuses", HAND_READ)
-def test_the_card_has_the_rule_files_prices_and_bonuses(run_app, rules, options, price,
+def test_the_card_has_the_rule_files_prices_and_bonuses(module_app, rules, options, price,
                                                         sizes, bonuses):
-    _app, screen = open_card(run_app, demo_desk(rules, actions=30, options=options))
+    _app, screen = open_card(module_app, demo_desk(rules, actions=30, options=options))
     assert card_rows(screen)[price] == sizes + [price] + bonuses
 
 
 @pytest.mark.parametrize("rules, mode", [("acquire", "classic"), ("acquire", "tycoon"),
                                          ("megacquire-gold", "classic"),
                                          ("acquisitions", "classic")])
-def test_the_card_is_the_one_tabletop_rules_prints(run_app, rules, mode):
+def test_the_card_is_the_one_tabletop_rules_prints(module_app, rules, mode):
     desk = demo_desk(rules, actions=30, options={"bonus_mode": mode})
-    _app, screen = open_card(run_app, desk)
+    _app, screen = open_card(module_app, desk)
     printed = information_card(desk.game.rules, mode).splitlines()
     start = next(i for i, line in enumerate(printed) if line.strip().startswith(("tier", "hotel"))
                  and "price" in line) + 1
@@ -112,7 +109,7 @@ def test_the_card_is_the_one_tabletop_rules_prints(run_app, rules, mode):
 
 
 @pytest.mark.parametrize("rules", ["acquire", "megacquire-gold", "acquisitions"])
-def test_each_chain_is_named_in_a_readable_colour_and_marked_at_its_size(run_app, rules):
+def test_each_chain_is_named_in_a_readable_colour_and_marked_at_its_size(module_app, rules):
     from ui import theme
 
     def luminance(colour):
@@ -121,7 +118,7 @@ def test_each_chain_is_named_in_a_readable_colour_and_marked_at_its_size(run_app
 
     desk = demo_desk(rules, actions=80)
     game = desk.game
-    _app, screen = open_card(run_app, desk)
+    _app, screen = open_card(module_app, desk)
     head = screen.ids.table.children[-1]
     words = " ".join(label.text for label in head.children)
     background = luminance(theme.BACKGROUND[:3])
@@ -151,14 +148,14 @@ def expected_marks(game):
     return wanted
 
 
-def test_the_card_shown_follows_the_game_and_keeps_the_rows_that_did_not_change(run_app):
+def test_the_card_shown_follows_the_game_and_keeps_the_rows_that_did_not_change(module_app):
     """The card left open while the game goes on: each chain that grew is marked in its new
     row and no longer in its old; a row whose figures and marks did not change is the one
     drawn before (a refresh makes again only what changed: a Pi's refresh is costly)."""
     from ui.infocard import CardRow
 
     desk = demo_desk("acquire", actions=40)
-    app, screen = open_card(run_app, desk)
+    app, screen = open_card(module_app, desk)
     game = desk.game
 
     def rows():
@@ -184,10 +181,10 @@ def test_the_card_shown_follows_the_game_and_keeps_the_rows_that_did_not_change(
 
 
 @pytest.mark.parametrize("rules", ["acquire", "megacquire-gold", "acquisitions"])
-def test_the_card_fits_every_size_without_scrolling(run_app, rules):
+def test_the_card_fits_every_size_without_scrolling(module_app, rules):
     from ui.window import SIZES, fit
 
-    _app, screen = open_card(run_app, demo_desk(rules, actions=80, options={}))
+    _app, screen = open_card(module_app, demo_desk(rules, actions=80, options={}))
     try:
         for size in SIZES:
             fit(*size)
@@ -198,11 +195,11 @@ def test_the_card_fits_every_size_without_scrolling(run_app, rules):
         fit(800, 480)
 
 
-def test_before_the_game_the_card_of_the_rules_chosen_and_back_goes_to_the_table(run_app):
+def test_before_the_game_the_card_of_the_rules_chosen_and_back_goes_to_the_table(module_app):
     from tabletop.table.seating import Seating
 
-    app, screen = open_card(run_app, Seating("acquire", ["Ann", "Bob"], {"bonus_mode": "tycoon"}),
-                            language="zh-TW")
+    seating = Seating("acquire", ["Ann", "Bob"], {"bonus_mode": "tycoon"})
+    app, screen = open_card(module_app, seating, language="zh-TW")
     assert "大亨模式" in screen.ids.heading.text
     assert card_rows(screen)["$700"] == ["11-20", "6-10", "5", "$700", "$7,000", "$5,000",
                                          "$3,500"]
@@ -211,8 +208,8 @@ def test_before_the_game_the_card_of_the_rules_chosen_and_back_goes_to_the_table
     assert app.root.current == "table"
 
 
-def test_with_no_desk_the_card_says_so(run_app):
-    _app, screen = open_card(run_app, None)
+def test_with_no_desk_the_card_says_so(module_app):
+    _app, screen = open_card(module_app, None)
     screen.desk = None
     screen.refresh()
     assert "No game on the table yet" in texts(screen)
@@ -220,7 +217,7 @@ def test_with_no_desk_the_card_says_so(run_app):
 
 
 @pytest.mark.parametrize("rules", ["acquire", "megacquire-gold"])
-def test_look_at_the_card(run_app, rules):
+def test_look_at_the_card(module_app, rules):
     """PNGs to look at (set TABLETOP_LOOK to a folder): 800x480 and 1280x720."""
     import os
     from pathlib import Path
@@ -231,7 +228,7 @@ def test_look_at_the_card(run_app, rules):
         pytest.skip("set TABLETOP_LOOK to a folder to render the PNGs")
     folder = Path(os.environ["TABLETOP_LOOK"])
     folder.mkdir(parents=True, exist_ok=True)
-    app, _screen = open_card(run_app, demo_desk(rules, actions=80))
+    app, _screen = open_card(module_app, demo_desk(rules, actions=80))
     for size in ((800, 480), (1280, 720)):
         fit(*size)
         frames(4)

@@ -9,7 +9,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from uihelpers import frames, outside_the_window, tap, texts
+from uihelpers import frames, outside_the_window, showing, tap, texts
 
 from tabletop.assembly.screenshots import demo_desk
 from tabletop.engine.state import LEVELS
@@ -17,17 +17,14 @@ from tabletop.engine.state import LEVELS
 RULES = Path(__file__).resolve().parents[2] / "tabletop" / "rules"
 
 
-def open_sheet(run_app, desk, language="en"):
-    """The app on ``desk``, showing the score sheet (added to the app if it has none yet)."""
-    from ui.app import TableApp
-    from ui.scoresheet import ScoreSheetScreen
+# One app for the module (all its tests in one worker, which makes it once): building an app
+# is most of what a sheet shown costs, and a table's app shows a game after another, as here.
+pytestmark = pytest.mark.xdist_group("scoresheet-app")
 
-    app = run_app(TableApp(desk=desk, language=language))
-    if not app.root.has_screen("scores"):
-        app.root.add_widget(ScoreSheetScreen(name="scores", desk=desk, language=language))
-    app.show("scores")
-    frames(3)
-    return app, app.root.get_screen("scores")
+
+def open_sheet(app, desk, language="en"):
+    """The module's app showing ``desk``'s score sheet in ``language``."""
+    return showing(app, desk, "scores", language)
 
 
 def rows(box):
@@ -66,12 +63,12 @@ def check_screen(screen, language="en"):
 
 @pytest.mark.parametrize("rules, actions", [("acquire", 60), ("megacquire-gold", 90),
                                             ("acquisitions", 60)])
-def test_the_sheet_shows_every_figure_of_the_game_at_every_size(run_app, rules, actions):
+def test_the_sheet_shows_every_figure_of_the_game_at_every_size(module_app, rules, actions):
     from ui.window import SIZES, fit
 
     desk = demo_desk(rules, actions=actions)
     game = desk.game
-    _app, screen = open_sheet(run_app, desk)
+    _app, screen = open_sheet(module_app, desk)
     money = game.rules.money
     try:
         for size in SIZES:
@@ -113,16 +110,16 @@ def test_the_sheet_shows_every_figure_of_the_game_at_every_size(run_app, rules, 
         fit(800, 480)
 
 
-def test_fourteen_companies_fit_800_by_480_without_scrolling(run_app):
+def test_fourteen_companies_fit_800_by_480_without_scrolling(module_app):
     """MEGAcquire's fourteen columns are on screen at once, as initials with a legend."""
     desk = demo_desk("megacquire-gold", actions=90)
-    _app, screen = open_sheet(run_app, desk)
+    _app, screen = open_sheet(module_app, desk)
     assert screen.ids.chains.width <= screen.ids.scroller.width + 1
     assert rows(screen.ids.chains)["head"] == ["Lu", "Te", "Gl", "Fa", "Ar", "Re", "Kr", "Un",
                                                "So", "He", "Wa", "Di", "Ph", "Qu"]
 
 
-def test_the_player_to_play_and_the_player_deciding_are_marked_large(run_app):
+def test_the_player_to_play_and_the_player_deciding_are_marked_large(module_app):
     # A merger's disposal where a holder other than the mergemaker decides.
     for seed in range(4, 40):
         desk = demo_desk("acquire", seed=seed, actions=40, until="dispose")
@@ -131,7 +128,7 @@ def test_the_player_to_play_and_the_player_deciding_are_marked_large(run_app):
             break
     else:
         pytest.fail("no disposal by another player in these games")
-    _app, screen = open_sheet(run_app, desk)
+    _app, screen = open_sheet(module_app, desk)
     turn, deciding = game.names[game.current], game.names[game.pending.player]
     status = re.sub(r"\[/?[a-z]+[^\]]*\]", "", screen.ids.status.text)
     assert f"{turn} to play" in status and f"{deciding} decides now" in status
@@ -146,10 +143,10 @@ def test_the_player_to_play_and_the_player_deciding_are_marked_large(run_app):
 
 
 @pytest.mark.parametrize("level", LEVELS)
-def test_the_disclosure_level_withholds_what_it_must(run_app, level):
+def test_the_disclosure_level_withholds_what_it_must(module_app, level):
     desk = demo_desk("acquire", actions=50, options={"disclosure": level})
     game = desk.game
-    _app, screen = open_sheet(run_app, desk)
+    _app, screen = open_sheet(module_app, desk)
     fixed, chains = rows(screen.ids.fixed), rows(screen.ids.chains)
     rank = LEVELS.index(level)
     money = game.rules.money
@@ -170,22 +167,25 @@ def test_the_disclosure_level_withholds_what_it_must(run_app, level):
     assert chains["size"] == [str(s) if s else "-" for s in game.board.sizes]
 
 
-def test_the_screen_may_show_less_than_the_game_allows(run_app):
+def test_the_screen_may_show_less_than_the_game_allows(module_app):
     desk = demo_desk("acquire", actions=50)                # the game's option: open
-    app, screen = open_sheet(run_app, desk)
+    app, screen = open_sheet(module_app, desk)
     app.disclosure = "bank"                                  # the table's screen: less
-    screen.refresh()
-    fixed, chains = rows(screen.ids.fixed), rows(screen.ids.chains)
+    try:
+        screen.refresh()
+        fixed, chains = rows(screen.ids.fixed), rows(screen.ids.chains)
+    finally:
+        app.disclosure = "open"           # the module's app, as the next test opens it
     assert all(fixed[name][2] == "hidden" and chains[name] == ["hidden"]
                for name in desk.game.names)
     assert chains["bank"] == [str(b) for b in desk.game.bank]
 
 
-def test_before_the_game_the_sheet_shows_the_players_only_and_back_goes_to_the_table(run_app):
+def test_before_the_game_the_sheet_shows_the_players_only_and_back_goes_to_the_table(module_app):
     from tabletop.table.seating import Seating
 
     seating = Seating("acquire", ["Ann", "Bob", "Cy"])
-    app, screen = open_sheet(run_app, seating, language="zh-TW")
+    app, screen = open_sheet(module_app, seating, language="zh-TW")
     shown = texts(screen)
     assert all(name in shown for name in ("Ann", "Bob", "Cy"))
     assert not any("$" in words for words in shown)
@@ -195,8 +195,8 @@ def test_before_the_game_the_sheet_shows_the_players_only_and_back_goes_to_the_t
     assert app.root.current == "table"
 
 
-def test_with_no_desk_the_sheet_says_so(run_app):
-    _app, screen = open_sheet(run_app, None)
+def test_with_no_desk_the_sheet_says_so(module_app):
+    _app, screen = open_sheet(module_app, None)
     screen.desk = None
     screen.refresh()
     assert screen.ids.status.text == "No game on the table yet"
@@ -204,7 +204,7 @@ def test_with_no_desk_the_sheet_says_so(run_app):
 
 
 @pytest.mark.parametrize("rules", ["acquire", "megacquire-gold"])
-def test_look_at_the_sheet(run_app, rules):
+def test_look_at_the_sheet(module_app, rules):
     """PNGs to look at: Acquire and MEGAcquire GOLD at 800x480 and 1280x720."""
     import os
 
@@ -215,7 +215,7 @@ def test_look_at_the_sheet(run_app, rules):
         pytest.skip("set TABLETOP_LOOK to a folder to render the PNGs")
     folder.mkdir(parents=True, exist_ok=True)
     desk = demo_desk(rules, actions=90)
-    app, _screen = open_sheet(run_app, desk)
+    app, _screen = open_sheet(module_app, desk)
     for size in ((800, 480), (1280, 720)):
         fit(*size)
         frames(4)

@@ -7,7 +7,9 @@ from typing import Any
 
 import pytest
 
-from uihelpers import frames, laid_out, outside_the_window
+from uihelpers import frames, laid_out, outside_the_window, started, stopped
+
+from ui.window import SIZES
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee"]
 PHASES = ("draw", "place", "found", "dispose", "buy", "agree")
@@ -148,24 +150,26 @@ def check(app, scale: float) -> list[str]:
     return problems
 
 
-def findings_at(app, phase: str, width: int, height: int) -> list[str]:
-    """:func:`check`'s findings with the window fitted to ``width`` x ``height``; on the draw
-    and place screens, also with the board tapped (its region zoomed at finger size), after
-    which the picker goes back to the whole board, as its back button does."""
-    from ui import window
-
-    window.fit(width, height)
-    laid_out(2)
+def findings_at(app, desk, phase: str, scale: float) -> list[str]:
+    """:func:`check`'s findings with ``desk`` on the app's table (the window already fitted to
+    a size drawn at ``scale``); on the draw and place screens, also with the board tapped (its
+    region zoomed at finger size), after which the picker goes back to the whole board, as
+    its back button does."""
+    app.loop.desk = desk               # as a table's desk changes: the seating, then a game
     app.update(force=True)
+    laid_out(2)
     frames(3)
-    scale = window.scale_for(width, height)
     problems = check(app, scale)
     board = app.table.ids.board
     if phase in ("place", "draw") and not board.direct:
-        from uihelpers import tap_at
+        from kivy.tests.common import UnitTestTouch
 
-        tap_at(*board.to_window(*board.center))
-        frames(2)
+        # uihelpers.tap_at, less its drawn frame: the zoomed region is drawn once, below.
+        touch = UnitTestTouch(*board.to_window(*board.center))
+        touch.touch_down()
+        touch.touch_up()
+        laid_out(2)
+        frames(1)
         picker = app.table.ids.picker
         if not (picker.shown and len(picker.children) > 12):
             problems.append(f"the board tapped shows no zoomed region ({len(picker.children)} "
@@ -176,19 +180,52 @@ def findings_at(app, phase: str, width: int, height: int) -> list[str]:
     return problems
 
 
-# One app a board and decision, fitted to each size in turn (as a window resized): building
-# the screen is most of the cost, and the sizes are what is checked.
-@pytest.mark.parametrize("rules", RULES)
-@pytest.mark.parametrize("phase", PHASES)
-def test_every_figure_readable_and_every_target_large_enough(run_app, rules, phase):
+def desks() -> dict[tuple[str, str], Any]:
+    """Each board's desk at each decision, or why there is none (a skip's reason)."""
+    made = {}
+    for rules in RULES:
+        for phase in PHASES:
+            try:
+                made[rules, phase] = desk_at(rules, phase)
+            except pytest.skip.Exception as skipped:
+                made[rules, phase] = str(skipped)
+    return made
+
+
+@pytest.fixture(scope="module")
+def findings(x_display) -> dict[tuple[str, str], Any]:
+    """{(rules, phase): {size: findings}} (or a skip's reason), from one app: the window
+    fitted to each size once and, at each, every board and decision put on the table in turn.
+    A fit lays out all the app's screens again (the costly part) and a new desk only the
+    table; each desk is still seen at every size, as a window resized would show it."""
     from ui import window
     from ui.app import TableApp
 
-    desk = desk_at(rules, phase)
-    app = run_app(TableApp(desk=desk))
+    made = desks()
+    shown = {key: desk for key, desk in made.items() if not isinstance(desk, str)}
+    found = {key: desk for key, desk in made.items() if isinstance(desk, str)}
+    app = started(TableApp(desk=next(iter(shown.values()))))
     try:
-        found = {f"{width}x{height}": findings_at(app, phase, width, height)
-                 for width, height in window.SIZES}
-        assert {size: problems for size, problems in found.items() if problems} == {}
+        for width, height in window.SIZES:
+            window.fit(width, height)
+            laid_out(2)
+            scale = window.scale_for(width, height)
+            for key, desk in shown.items():
+                found.setdefault(key, {})[f"{width}x{height}"] = findings_at(app, desk, key[1],
+                                                                             scale)
     finally:
+        stopped(app)
         window.fit(800, 480)
+    return found
+
+
+# Every test reads the one module fixture: in one worker, which makes it once.
+@pytest.mark.xdist_group("sizes-findings")
+@pytest.mark.parametrize("rules", RULES)
+@pytest.mark.parametrize("phase", PHASES)
+def test_every_figure_readable_and_every_target_large_enough(findings, rules, phase):
+    found = findings[rules, phase]
+    if isinstance(found, str):
+        pytest.skip(found)
+    assert set(found) == {f"{width}x{height}" for width, height in SIZES}
+    assert {size: problems for size, problems in found.items() if problems} == {}

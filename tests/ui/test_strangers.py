@@ -6,13 +6,17 @@ taps on the screen and the three buttons: setup, the turn-order draw, founding, 
 with two holders disposing, purchases, an end agreed by everyone, the results. At each
 step the window fills the screen and every widget the step needs is on it, large enough
 and unclipped.
+
+Each step checked is drawn on the window, as the panel shows it; the frames between (a tap's,
+a button's beat) pass as ever, one by one, but undrawn: what is checked is read from the
+widgets, and under Xvfb a drawing was most of a game's cost.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from uihelpers import frames, outside_the_window, tap, tap_at, texts
+from uihelpers import laid_out, outside_the_window, tap, tap_at, texts
 
 #: Draw tiles at the four corners: 1A goes first, then 1I, 12A, 12I (by number, then letter).
 DRAW = ("1A", "12I", "1I", "12A")
@@ -41,13 +45,13 @@ class Table:
         """A GPIO button pressed and released, read by the app's next beat."""
         self.runner.controls.press(name.upper())
         self.app.tick()
-        frames()
+        laid_out(2)
 
     def tap(self, widget) -> None:
         self.visible(widget)
         tap(widget)
         self.app.tick()
-        frames()
+        laid_out(2)
 
     def enter(self, label: str) -> None:
         """A tile tapped in: on the board, then (too small to hit) on the zoomed picker."""
@@ -62,7 +66,7 @@ class Table:
                        if getattr(w, "text", "").split("\n")[-1] == label]
             self.tap(cell)
         self.app.tick()
-        frames()
+        laid_out(2)
 
     def choose(self, words: str, but: str = "\0") -> None:
         """The one choice listed with ``words`` in it (and not ``but``), tapped; CONFIRM applies."""
@@ -86,6 +90,17 @@ class Table:
 
     # --- what they see ------------------------------------------------------------------------
 
+    def draw(self) -> None:
+        """The window drawn as the app stands (no frame of its clock passes): what the panel
+        shows at the step checked, as the end of Kivy's own frame draws it."""
+        from kivy.core.window import Window
+        from kivy.lang import Builder
+
+        Builder.sync()
+        if Window.canvas.needs_redraw:
+            Window.dispatch("on_draw")
+            Window.dispatch("on_flip")
+
     def shot(self, name: str) -> None:
         """The screen as a PNG in ``$TABLETOP_LOOK``, to look at as a player would."""
         import os
@@ -94,6 +109,7 @@ class Table:
 
         folder = os.environ.get("TABLETOP_LOOK")
         if folder:
+            self.draw()
             made = Window.screenshot(os.path.join(folder, f"{name}-{self.size[0]}x{self.size[1]}.png"))
             os.replace(made, os.path.join(folder, f"{name}-{self.size[0]}x{self.size[1]}.png"))
 
@@ -107,6 +123,7 @@ class Table:
         from kivy.uix.button import Button
         from kivy.uix.label import Label
 
+        self.draw()
         assert tuple(Window.size) == self.size
         screen = self.app.root.current_screen
         assert outside_the_window(screen) == []
@@ -197,7 +214,7 @@ def test_four_strangers_play_a_whole_game_by_taps_and_buttons(tmp_path, run_app,
                                camera_off=runner.camera_off(),
                                calibrated=runner.loop.eyes is not None))
         fit(*size)
-        frames(3)
+        laid_out(3)
         table = Table(app, runner, size)
         # Setup: the three players the screen offers, a fourth added by a tap, Start.
         assert app.root.current == "setup"
@@ -276,7 +293,7 @@ def test_four_strangers_play_a_whole_game_by_taps_and_buttons(tmp_path, run_app,
         (menu,) = [w for w in Window.children if isinstance(w, ModalView)]
         (end,) = [w for w in menu.walk() if "agreement" in getattr(w, "text", "")]
         table.tap(end)
-        frames(3)
+        laid_out(3)
         table.shot("agree")
         asked = []
         while app.desk.prompt.kind == "agree":
@@ -288,7 +305,7 @@ def test_four_strangers_play_a_whole_game_by_taps_and_buttons(tmp_path, run_app,
             assert app.desk.prompt.kind == "buy", app.desk.prompt
             table.button("confirm")
         app.tick()
-        frames(3)
+        laid_out(3)
         assert app.root.current == "results"
         results = app.results
         table.check(*(results.ids[name] for name in ("print", "export", "shutdown", "new_game",

@@ -40,19 +40,68 @@ def settle(seconds: float = 0.6) -> None:
     frames(frame_clock.frames_for(seconds))
 
 
+#: The panel the apps start on (800x480, the 7-inch touchscreen).
+PANEL = (800, 480)
+
+
+def started(app):
+    """``app`` (a :class:`ui.app.TableApp`) built and shown on the window at the panel's size."""
+    from kivy.core.window import Window
+    from kivy.metrics import Metrics
+
+    Metrics.density = 1          # the panel's; a test before may have fitted another screen
+    app._run_prepare()
+    Window.size = PANEL
+    frames(3)                    # laid out at the panel's size, then drawn
+    return app
+
+
+def stopped(app) -> None:
+    """``app`` taken off the window: no more beats, keys or widgets of it."""
+    from kivy.app import App
+    from kivy.clock import Clock
+    from kivy.core.window import Window
+    from kivy.metrics import Metrics
+    from kivy.uix.modalview import ModalView
+
+    for view in [w for w in Window.children if isinstance(w, ModalView)]:
+        view.dismiss(animation=False)       # a question left open must not take the next test's presses
+    Clock.unschedule(app.tick)
+    Window.unbind(on_key_down=app._key)
+    Window.remove_widget(app.root)
+    app.dispatch("on_stop")       # kv's `app` forgets it (it is cached until then)
+    App._running_app = None
+    Metrics.density = 1
+
+
+def showing(app, desk, screen: str, language: str = "en"):
+    """``app`` with ``desk`` on its table, in ``language``, showing ``screen``: a new game on
+    the table, as the setup screen's Start puts one (a screen left as a test left it is
+    refreshed, as :meth:`ui.app.TableApp.show` refreshes the screen it shows). The app and
+    the screen."""
+    if app.language != language:
+        app.set_language(language)           # as the table's language button does
+    app.loop.desk = desk
+    app.update(force=True)                   # every screen told of the new desk
+    app.show(screen)
+    frames(3)
+    return app, app.root.get_screen(screen)
+
+
 def tap(widget) -> None:
-    """A finger on ``widget``'s centre, down and up, through the window's input."""
+    """A finger on ``widget``'s centre, down and up, through the window's input, and the
+    frame that takes it in (undrawn: a test draws the state it checks, with :func:`frames`)."""
     from kivy.tests.common import UnitTestTouch
 
     x, y = widget.to_window(*widget.center)
     touch = UnitTestTouch(x, y)
     touch.touch_down()
     touch.touch_up()
-    frames(1)
+    laid_out(1)
     if _scrolled(widget):
         # A ScrollView hands a short tap on to what it holds a moment later (0.2 s of its
         # clock): that moment passes, in frames.
-        settle(0.3)
+        laid_out(frame_clock.frames_for(0.3))
 
 
 def _scrolled(widget) -> bool:
@@ -67,12 +116,13 @@ def _scrolled(widget) -> bool:
 
 
 def tap_at(x: float, y: float) -> None:
+    """A finger at window point ``x, y``, as :func:`tap`."""
     from kivy.tests.common import UnitTestTouch
 
     touch = UnitTestTouch(x, y)
     touch.touch_down()
     touch.touch_up()
-    frames(1)
+    laid_out(1)
 
 
 def texts(widget) -> list[str]:
