@@ -325,13 +325,19 @@ class _Planner:
         position = outside
         for cell, action in targets:
             goal = self.centre(cell)
-            self.glide(hand, position, goal, int(rng.integers(5, 11)))
+            self.glide(hand, position, goal, self.hand_frames(int(rng.integers(5, 11))))
             action(cell)
-            for _ in range(int(rng.integers(2, 5))):
+            for _ in range(self.hand_frames(int(rng.integers(2, 5)))):
                 jitter = rng.normal(0, 0.03 * self.view.unit, 2)
                 self.frame(hands=(hand.moved(goal + jitter),))
             position = goal
-        self.glide(hand, position, outside, int(rng.integers(4, 7)))
+        self.glide(hand, position, outside, self.hand_frames(int(rng.integers(4, 7))))
+
+    def hand_frames(self, tenths: int) -> int:
+        """How many frames a hand's ``tenths`` of a second take at this camera's rate: a hand
+        takes as long at any rate (the draws are in tenths, a frame each at 10 a second, so
+        a 10-a-second plan is frame for frame what it was)."""
+        return max(1, int(tenths * self.fps / 10 + 0.5))      # halves up: as long on average
 
     def glide(self, hand: Hand, start: np.ndarray, goal: np.ndarray, frames: int) -> None:
         for k in range(1, frames + 1):

@@ -178,7 +178,8 @@ class Demo:
     come); ``out`` receives each line the headless screen prints; ``eyes``
     makes the recognizer from the calibration (tests wrap the real one);
     ``mode`` is the bonus mode (default: the rule set's); ``turns`` stops the game
-    after that many turns (None: to the end); ``style`` colours the board.
+    after that many turns (None: to the end); ``style`` colours the board; ``fps`` is the
+    camera's frames a second (a slower camera sees each hand in fewer frames).
     """
 
     def __init__(self, rules: str = "acquire", seed: int = 0, players: int | None = None,
@@ -186,7 +187,8 @@ class Demo:
                  size: tuple[int, int] | None = None,
                  out: Callable[[str], None] | None = print,
                  eyes: Callable[[Any], Any] | None = None, *, mode: str | None = None,
-                 turns: int | None = None, style: Style | None = None) -> None:
+                 turns: int | None = None, style: Style | None = None,
+                 fps: float = 10.0) -> None:
         began = time.perf_counter()
         ruleset, self.names, options = demo_setup(rules, players, mode)
         self.rules, self.seed, self.speed, self.turns = ruleset.source, seed, speed, turns
@@ -201,7 +203,7 @@ class Demo:
             raise JournalLocked(f"{error}; or give --journal DB to record this demo "
                                 f"elsewhere") from None
         try:
-            self._prepare(seed, size, eyes)
+            self._prepare(seed, size, eyes, fps)
         except BaseException:           # Ctrl-C while it renders, too: the journal is let go
             self.journal.close()
             raise
@@ -221,7 +223,7 @@ class Demo:
         self.out(f"  ready in {self._began - began:.1f} s.")
 
     def _prepare(self, seed: int, size: tuple[int, int] | None,
-                 eyes: Callable[[Any], Any] | None) -> None:
+                 eyes: Callable[[Any], Any] | None, fps: float) -> None:
         """The rendered table, its camera and the eyes calibrated to it (the slow part)."""
         self.out("Preparing the simulated table: rendering it and calibrating the camera...")
         from calibration.synthetic.livetable import DEMO_SIZE, LiveTable
@@ -230,7 +232,7 @@ class Demo:
         import numpy as np      # the rendered table's; the engine needs none
 
         self.rng = np.random.default_rng(seed)
-        self.live = LiveTable.make(self.rules, seed=seed, size=size or DEMO_SIZE)
+        self.live = LiveTable.make(self.rules, seed=seed, size=size or DEMO_SIZE, fps=fps)
         self.camera = LiveCamera(self.live)
         self.eyes = (eyes or Watcher)(self.live.calibrate())
 

@@ -361,3 +361,20 @@ def test_a_live_table_keeps_no_frame_it_has_shown():
         live.next_frame()
     assert len(live._planner.states) == 0 and live.position == event.end + 50
     assert live.tiles == {"1A", "5C", "12I"}
+
+
+def test_a_hand_takes_as_long_whatever_the_camera_s_rate():
+    """A camera giving 5 frames a second sees a hand in half the frames of one giving 10,
+    not for twice as long: over a game's placements the reaches, drops and withdrawals last
+    about as many seconds at either rate (each is drawn at random: the sums are compared)."""
+    from calibration.synthetic.livetable import LiveTable
+
+    labels = [f"{number}{letter}" for number in range(1, 13) for letter in "ACEG"][:24]
+    seconds, frames = {}, {}
+    for fps in (10.0, 5.0):
+        table = LiveTable.make("acquire", seed=1, size=(320, 240), fps=fps)
+        events = [table.place(label) for label in labels]
+        frames[fps] = sum(event.clear_from - event.start for event in events)
+        seconds[fps] = frames[fps] / fps
+    assert abs(seconds[5.0] - seconds[10.0]) <= 0.1 * seconds[10.0], seconds
+    assert frames[5.0] < 0.6 * frames[10.0], frames
