@@ -30,10 +30,20 @@ def test_waits(tmp_path_factory):
 '''
 
 
+BRINGING_UP = "bringing up nodes..."
+
+
+def _progress(seen: str) -> str:
+    """What a run printed of its tests' progress: pytest-xdist's "bringing up nodes..."
+    lines left out, the last one also while it is half printed (its own dots are no test's)."""
+    return "\n".join(line for line in seen.split("\n")
+                     if not (BRINGING_UP.startswith(line) or line.startswith(BRINGING_UP)))
+
+
 def _until_a_test_is_counted(run: subprocess.Popen) -> str:
     """What the run printed up to its first progress dot (or its end)."""
     seen = ""
-    while "." not in seen.replace("bringing up nodes...", ""):
+    while "." not in _progress(seen):
         char = run.stdout.read(1)
         if not char:
             break
