@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from uihelpers import frames, laid_out, outside_the_window, started, stopped
+from uihelpers import frames, laid_out, outside_the_window, started, stopped, tap_at
 
 from ui.window import SIZES
 
@@ -162,13 +162,8 @@ def findings_at(app, desk, phase: str, scale: float) -> list[str]:
     problems = check(app, scale)
     board = app.table.ids.board
     if phase in ("place", "draw") and not board.direct:
-        from kivy.tests.common import UnitTestTouch
-
-        # uihelpers.tap_at, less its drawn frame: the zoomed region is drawn once, below.
-        touch = UnitTestTouch(*board.to_window(*board.center))
-        touch.touch_down()
-        touch.touch_up()
-        laid_out(2)
+        tap_at(*board.to_window(*board.center))
+        laid_out(1)
         frames(1)
         picker = app.table.ids.picker
         if not (picker.shown and len(picker.children) > 12):
