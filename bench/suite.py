@@ -115,6 +115,8 @@ def run(load: int, workers: str, extra: list[str], profile: Path | None = None) 
     if profile is not None:
         command[3:3] = ["-p", "bench.suite_profile"]
         environment["SUITE_PROFILE"] = str(profile.resolve())
+        # The workers append to PREFIX.<worker>.jsonl: its folder must be there first.
+        profile.parent.mkdir(parents=True, exist_ok=True)
         for old in profile.parent.glob(f"{profile.name}.*.jsonl"):
             old.unlink()
     began = time.perf_counter()
