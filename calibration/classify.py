@@ -74,6 +74,11 @@ ENERGY_FLOOR = 1.0
 #: (every board keeps some empty cells): below it the frame is too blurred or
 #: washed out to read, and every cell is uncertain.
 READABLE, READABLE_PERCENTILE = 0.88, 95
+#: ... of what this table's frames can attain: a table whose best frame read so far matched
+#: its empty board less than ATTAINABLE (its calibration photo a little blurred or shaken, its
+#: lens softer there) holds every frame to READABLE times that share of ATTAINABLE. A
+#: nuisance (noise, JPEG) lowers every correlation by its own factor, whatever the table's.
+ATTAINABLE = 0.99
 #: A crowded board (fewer than CROWDED of its cells bare) is judged readable from the cells
 #: known to be bare (the caller's ``bare``): the percentile of every cell would then fall on
 #: a tile, which never matches the empty board. (Below 20 of them the best is taken, so
@@ -174,6 +179,7 @@ class TileClassifier:
         # (cells, cells): column c averages the cells within LIGHT_RADIUS of cell c, c included
         self._region = (region / region.sum(axis=0)).astype(np.float32)
         self.cells = None   # a calibration.learned.LearnedCells deciding the cells, or None
+        self.attained = 0.0                     # the best readable frame's match so far
         self.last_cues: Cues | None = None      # the last frame's measures and verdicts, for a
         self.last_verdicts = None               # benchmark to say why cells were left uncertain
         if self.kind == "learned":
@@ -232,7 +238,7 @@ class TileClassifier:
         chosen = next(i for i, score in enumerate(scores) if score >= best - 0.02)
         structure = candidates[chosen]
         # (a learned decider judges such a frame cell by cell: it was trained on them)
-        if max(scores) < READABLE and self.cells is None:
+        if best < self.readable_bar() and self.cells is None:
             everything = frozenset(range(len(structure)))
             return CellReading(frozenset(), everything, False, structure,
                                np.zeros(len(structure)), np.zeros(len(structure)), -1)
@@ -252,6 +258,8 @@ class TileClassifier:
             everything = frozenset(range(len(structure)))
             return CellReading(frozenset(), everything, False, structure, chroma, brightness,
                                -1, energy)
+        if len(pool) > 1:       # (a frame read, judged by its bare cells: what the table attains)
+            self.attained = max(self.attained, best)
         board_colour = (chroma < BOARD_CHROMA) & (np.abs(brightness) < BOARD_BRIGHTNESS)
         # How well this frame's bare cells match at all (blur, noise, JPEG lower every
         # cell alike): judged from the cells whose colour and edge strength are the board's.
@@ -283,6 +291,20 @@ class TileClassifier:
         clear = ring_unlike == 0 and hidden < HIDDEN_BORDERS
         return CellReading(frozenset(occupied.tolist()), frozenset(uncertain.tolist()), clear,
                            structure, chroma, brightness, ring_unlike, energy, hidden)
+
+    def readable_bar(self) -> float:
+        """How well the best-matching cells must match the empty board for a frame to be read.
+
+        READABLE, or less on a table none of whose frames read so far matched its
+        empty board as well as ATTAINABLE: there every frame matches it less by the
+        same factor (the calibration photo blurrier than the stream, say), and a
+        noisy or compressed frame would fall below READABLE though no worse than on
+        any other table. Only a frame read raises it, and the first passed READABLE
+        itself: the bar never falls below READABLE * READABLE / ATTAINABLE (0.78).
+        """
+        if self.attained <= 0.0:
+            return READABLE
+        return READABLE * min(self.attained / ATTAINABLE, 1.0)
 
     def _focus(self, stack: np.ndarray, chosen: int, bare: np.ndarray) -> np.ndarray:
         """Per cell, the reference blur its region of the frame matches: ``chosen`` or blurrier.
