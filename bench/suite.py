@@ -3,7 +3,8 @@
     python3 bench/suite.py [--load N] [--workers auto|N] [--profile PREFIX] [--json FILE]
                            [-- PYTEST ARGS...]
 
-Runs what ``./scripts/test`` runs (``pytest -q -n WORKERS --dist loadgroup``)
+Runs what ``./scripts/test`` runs (``pytest -q -n WORKERS --dist loadgroup``;
+``auto`` by default, as there: a worker a core and one more, tests/suite_workers.py)
 with this interpreter (run it with ``.venv/bin/python``) and reports:
 
 * the wall time, and the CPU-seconds of pytest, its workers and everything
@@ -17,8 +18,9 @@ and prints the files that cost most.
 
 ``--load N`` keeps N processes spinning at the same priority for the whole
 run: a machine busy with other work. On a 2-core machine ``--load 2`` gives
-each worker about half a core, so the wall time is then about the CPU-seconds
-on one core; that is how the suite is judged "on a loaded 2-core machine".
+the suite's three workers about three fifths of the two cores (two workers
+would get one core between them); that is how the suite is judged "on a
+loaded 2-core machine".
 
 >>> tree_of(1, {2: 1, 3: 2, 4: 9})
 {1, 2, 3}
@@ -157,7 +159,8 @@ def costliest(profile: Path, count: int = 15) -> list[tuple[str, float]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--load", type=int, default=0, help="processes spinning meanwhile")
-    parser.add_argument("--workers", default="2", help="pytest-xdist workers (a number or auto)")
+    parser.add_argument("--workers", default="auto",
+                        help="pytest-xdist workers (a number, or auto: what ./scripts/test starts)")
     parser.add_argument("--profile", type=Path, metavar="PREFIX",
                         help="also record each test's CPU and memory to PREFIX.<worker>.jsonl")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON")

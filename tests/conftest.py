@@ -60,3 +60,10 @@ def pytest_configure(config: pytest.Config) -> None:
         reporter._report_keyboardinterrupt = lambda: reporter.write_line(
             "stopped (Ctrl-C): the tests that ran are counted below; run the command again "
             "to run them all")
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: a worker a core and one more, as memory allows (tests/suite_workers.py)."""
+    from suite_workers import auto_workers
+
+    return auto_workers()

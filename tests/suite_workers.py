@@ -1,0 +1,60 @@
+"""How many workers ``pytest -n auto`` (``./scripts/test``) starts: a core each, and one more.
+
+The suite is not all computing: a test waits for a command it started, an X server, a
+broker or a browser, and while one worker waits a core would stand idle. One worker more
+than the cores keeps them busy, and on a machine busy with other work (a CI runner's
+neighbours) the suite keeps its share of the cores: with two other busy processes on two
+cores, three workers finished in 8 minutes where two took 11-12 (docs/benchmarks.md).
+Each worker can hold about 1.4 GB at its peak (a whole demo game's frames, a Kivy window),
+so a machine with less free memory gets fewer, never fewer than one.
+
+>>> suite_workers(cores=2, available=24 * GIB)
+3
+>>> suite_workers(cores=2, available=3 * GIB)       # memory for two only
+2
+>>> suite_workers(cores=4, available=1 * GIB)
+1
+"""
+
+from __future__ import annotations
+
+import os
+
+GIB = 1024 ** 3
+#: The free memory each worker is given room for (its peak, and a margin).
+PER_WORKER = 1.5 * GIB
+
+
+def suite_workers(cores: int, available: float) -> int:
+    """Workers for ``cores`` usable cores and ``available`` bytes of free memory."""
+    return max(1, min(cores + 1, int(available // PER_WORKER)))
+
+
+def available_memory() -> float:
+    """The free memory the kernel says can be used without swapping (bytes; Linux), or an
+    unbounded figure where it does not say (the cores alone decide)."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024.0
+    except (OSError, ValueError, IndexError):
+        pass
+    return float("inf")
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (a container's or ``taskset``'s limit included)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def auto_workers() -> int:
+    """This machine's count for ``-n auto``; ``PYTEST_XDIST_AUTO_NUM_WORKERS`` overrides it,
+    as it does in pytest-xdist itself."""
+    told = os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS", "").strip()
+    if told.isdigit() and int(told) > 0:
+        return int(told)
+    return suite_workers(usable_cores(), available_memory())
