@@ -332,14 +332,15 @@ class Demo:
 
     def where(self, stopped: bool = False) -> None:
         """Print where the game is kept and the commands that show it (``stopped``: by
-        Ctrl-C, saying so first)."""
+        Ctrl-C, saying so first: the one line of the command that says it stopped)."""
         path, game_id = self.report.journal, self.report.game_id
         if game_id == 0:
-            self.out("Stopped before the game began: nothing was recorded." if stopped else
-                     "Nothing was recorded: the game had not begun.")
+            self.out("Stopped (Ctrl-C) before the game began: nothing was recorded."
+                     if stopped else "Nothing was recorded: the game had not begun.")
             return
         if stopped:
-            self.out("Stopped: every confirmed action is in the journal.")
+            self.out(f"Stopped (Ctrl-C) during turn {self._turn_number}: every confirmed "
+                     f"action is in the journal, the game unfinished.")
         quoted = shlex.quote(str(path))
         kept = "the demo journal, apart from the table's games" \
             if path.name == DEMO_JOURNAL else "the journal"
@@ -522,13 +523,14 @@ def run(rules: str = "acquire", seed: int = 0, players: int | None = None, speed
         mode: str | None = None, turns: int | None = None,
         style: Style | None = None) -> DemoReport:
     """Play one demo game headless, printing each action, the cash after each turn, the
-    board now and then, the standings and the summary. Stopped by Ctrl-C, it says where
-    the game is kept before the KeyboardInterrupt goes on."""
+    board now and then, the standings and the summary. Stopped by Ctrl-C, it says so and
+    where the game is kept before the KeyboardInterrupt goes on (the caller need not say
+    "stopped" again)."""
     try:
         demo = Demo(rules, seed, players, speed, journal, out=out, mode=mode, turns=turns,
                     style=style)
     except KeyboardInterrupt:
-        out("Stopped before the game began: nothing was recorded.")
+        out("Stopped (Ctrl-C) before the game began: nothing was recorded.")
         raise
     try:
         return demo.play()

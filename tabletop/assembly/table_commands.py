@@ -90,10 +90,16 @@ def _demo(args: argparse.Namespace) -> int:
     demo_setup(args.rules, args.players, args.mode)    # refused before anything is written
     if not args.headless and _display():
         return _demo_app(args)
-    # Ctrl-C: run says where the game is kept, then tabletop's main says "stopped" (exit 130).
-    run(args.rules, args.seed, args.players, args.speed, args.journal,
-        out=lambda line: print(line, flush=True), mode=args.mode, turns=args.turns,
-        style=Style(colour=wants_colour(sys.stdout)))
+    try:
+        run(args.rules, args.seed, args.players, args.speed, args.journal,
+            out=lambda line: print(line, flush=True), mode=args.mode, turns=args.turns,
+            style=Style(colour=wants_colour(sys.stdout)))
+    except KeyboardInterrupt:
+        # Ctrl-C: run has said that it stopped and where the game is kept; tabletop's main
+        # would say "stopped" a second time.
+        from tabletop.cli import EXIT_STOPPED
+
+        return EXIT_STOPPED
     return 0
 
 

@@ -220,12 +220,31 @@ def test_ctrl_c_says_where_the_game_is_kept_without_a_traceback(tmp_path):
     finally:
         if demo.poll() is None:
             demo.kill()
-    assert demo.returncode == 130 and errors == "tabletop: stopped\n", errors   # no traceback
-    assert "Stopped: every confirmed action is in the journal." in rest
+    # No traceback, and "stopped" said once: the line that says what became of the game.
+    assert demo.returncode == 130 and errors == "", errors
+    said = re.findall(r".*\bstopped\b.*", rest, re.IGNORECASE)
+    assert len(said) == 1, said
+    assert re.fullmatch(r"Stopped \(Ctrl-C\) during turn \d+: every confirmed action is in the "
+                        r"journal, the game unfinished\.", said[0]), said
     path = tmp_path / "data" / "demo-journal.db"
-    assert f"Game 1 is kept in the demo journal, apart from the table's games:\n  {path}\n" in rest
+    assert f"{said[0]}\nGame 1 is kept in the demo journal, apart from the table's games:\n" \
+           f"  {path}\n" in rest
     with open_for_reading(path) as journal:
         assert journal.games()[0].actions >= 2
+
+
+def test_ctrl_c_before_the_game_began_says_so_once(tmp_path, monkeypatch, capsys):
+    from tabletop.assembly import demo
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setenv("TABLETOP_DATA", str(tmp_path / "data"))
+    monkeypatch.setenv("TABLETOP_CONFIG", str(tmp_path / "no-config.toml"))
+    monkeypatch.setattr(demo, "Demo", interrupted)
+    assert main(["demo", "--headless"]) == 130
+    assert capsys.readouterr() == (
+        "Stopped (Ctrl-C) before the game began: nothing was recorded.\n", "")
 
 
 # --- the board and the colours, without a camera ---------------------------------------------
