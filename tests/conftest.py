@@ -62,8 +62,27 @@ def pytest_configure(config: pytest.Config) -> None:
             "to run them all")
 
 
+#: Why ``-n auto`` gave the count it did (set on the controller, for the workers' line).
+_AUTO_WORKERS = pytest.StashKey[str]()
+
+
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """``-n auto``: a worker a core and one more, as memory allows (tests/suite_workers.py)."""
-    from suite_workers import auto_workers
+    from suite_workers import auto_choice
 
-    return auto_workers()
+    workers, why = auto_choice()
+    config.stash[_AUTO_WORKERS] = why
+    return workers
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)   # before pytest-xdist's status line
+def pytest_xdist_setupnodes(config: pytest.Config, specs: list) -> None:
+    """A parallel run says how many workers run the tests, and why, in a line of its own:
+    ./scripts/test passes ``-q``, under which pytest-xdist says only "bringing up nodes..."
+    (and pytest shows no report header)."""
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None:
+        return
+    workers, auto = len(specs), config.stash.get(_AUTO_WORKERS, None)
+    how = f"-n auto: {auto}" if auto is not None else f"-n {workers}"
+    reporter.write_line(f"tests run in {workers} worker{'s' if workers != 1 else ''} ({how})")

@@ -51,10 +51,32 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
-def auto_workers() -> int:
-    """This machine's count for ``-n auto``; ``PYTEST_XDIST_AUTO_NUM_WORKERS`` overrides it,
-    as it does in pytest-xdist itself."""
+def why_workers(workers: int, cores: int, available: float) -> str:
+    """Why :func:`suite_workers` gave ``workers``, in the words of the suite's first line.
+
+    >>> why_workers(3, cores=2, available=24 * GIB)
+    'one a core (2) and one more'
+    >>> why_workers(2, cores=2, available=3 * GIB)
+    'the free memory, 3.0 GB, holds 2 at 1.5 GB each (not one a core and one more: 3)'
+    """
+    if workers >= cores + 1:
+        return f"one a core ({cores}) and one more"
+    return (f"the free memory, {available / GIB:.1f} GB, holds {workers} at "
+            f"{PER_WORKER / GIB:.1f} GB each (not one a core and one more: {cores + 1})")
+
+
+def auto_choice() -> tuple[int, str]:
+    """This machine's count for ``-n auto``, and why; ``PYTEST_XDIST_AUTO_NUM_WORKERS``
+    overrides it, as it does in pytest-xdist itself."""
     told = os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS", "").strip()
     if told.isdigit() and int(told) > 0:
-        return int(told)
-    return suite_workers(usable_cores(), available_memory())
+        return int(told), f"PYTEST_XDIST_AUTO_NUM_WORKERS={told}"
+    cores, available = usable_cores(), available_memory()
+    workers = suite_workers(cores, available)
+    return workers, why_workers(workers, cores, available)
+
+
+def auto_workers() -> int:
+    """This machine's count for ``-n auto`` (:func:`auto_choice`)."""
+    return auto_choice()[0]
+

@@ -31,13 +31,15 @@ def test_waits(tmp_path_factory):
 
 
 BRINGING_UP = "bringing up nodes..."
+WORKERS = "tests run in "       # the conftest's line saying how many workers
 
 
 def _progress(seen: str) -> str:
-    """What a run printed of its tests' progress: pytest-xdist's "bringing up nodes..."
-    lines left out, the last one also while it is half printed (its own dots are no test's)."""
+    """What a run printed of its tests' progress: the workers' line and pytest-xdist's
+    "bringing up nodes..." lines left out, also while half printed (their dots are no test's)."""
     return "\n".join(line for line in seen.split("\n")
-                     if not (BRINGING_UP.startswith(line) or line.startswith(BRINGING_UP)))
+                     if not any(start.startswith(line) or line.startswith(start)
+                                for start in (BRINGING_UP, WORKERS)))
 
 
 def _until_a_test_is_counted(run: subprocess.Popen) -> str:
