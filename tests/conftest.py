@@ -52,6 +52,7 @@ collect_ignore = ["conftest.py"]
 
 @pytest.hookimpl(trylast=True)      # after the terminal reporter is made
 def pytest_configure(config: pytest.Config) -> None:
+    _no_missing_paths(config)
     if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
         # A handler of Python's own: reset to the default in a command started (at exec).
         signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -60,6 +61,23 @@ def pytest_configure(config: pytest.Config) -> None:
         reporter._report_keyboardinterrupt = lambda: reporter.write_line(
             "stopped (Ctrl-C): the tests that ran are counted below; run the command again "
             "to run them all")
+
+
+def _no_missing_paths(config: pytest.Config) -> None:
+    """A test path given that does not exist stops the run with a message naming it and the
+    nearest names (tests/suite_paths.py): in parallel, pytest-xdist's workers would find
+    nothing and the run say only "no tests ran". Checked once, by the controller."""
+    if os.environ.get("PYTEST_XDIST_WORKER") or config.option.pyargs \
+            or config.args_source != pytest.Config.ArgsSource.ARGS:
+        return
+    where = config.invocation_params.dir
+    gone = [arg.split("::", 1)[0] for arg in config.args
+            if not (where / arg.split("::", 1)[0]).exists()]
+    if gone:
+        from suite_paths import advice
+
+        raise pytest.UsageError(*(advice(arg, where, config.rootpath,
+                                         config.getini("testpaths")) for arg in gone))
 
 
 #: Why ``-n auto`` gave the count it did (set on the controller, for the workers' line).

@@ -119,7 +119,24 @@ def test_the_tests_install_their_extras_then_run_pytest_in_parallel(copy, tmp_pa
 
 
 def test_a_mistyped_test_path_is_named_before_anything_is_installed(copy, tmp_path):
+    (copy / "tests" / "engine").mkdir(parents=True)
+    shutil.copy(REPO / "tests" / "suite_paths.py", copy / "tests")
+    result = run(copy, "test", "tests/engin", "-x", "tests/engine", "tests/ui/test_x.py::test_y")
+    assert result.returncode == 1
+    assert result.stderr == (
+        "tabletop: no test file or folder tests/engin: did you mean tests/engine? (paths are "
+        "from the repository's root)\n"
+        "tabletop: no test file or folder tests/ui/test_x.py (paths are from the repository's "
+        "root, e.g. tests/engine); under tests/ there are engine/\n")
+    assert not (copy / ".venv").exists()
+
+
+def test_a_mistyped_test_path_is_named_without_a_python_to_say_more(copy, tmp_path):
+    """A Python that does not run tests/suite_paths.py (here a stand-in that does nothing):
+    the path alone, still before anything is installed."""
     result = run(copy, "test", "tests/engin", "-x", path=fake_bin(tmp_path, "3.12"))
     assert result.returncode == 1
-    assert "no test file or folder tests/engin" in result.stderr
-    assert not (copy / ".venv").exists() and calls(tmp_path) == []
+    assert result.stderr == ("tabletop: no test file or folder tests/engin (paths are from "
+                             "the repository's root, e.g. tests/engine)\n")
+    assert not (copy / ".venv").exists()
+    assert not [call for call in calls(tmp_path) if "venv" in call or "pip" in call]
