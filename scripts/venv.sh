@@ -6,6 +6,9 @@
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="$repo/.venv"
 stamp="$venv/.tabletop-installed"
+# Beside .venv, not in it: making .venv again removes the folder.
+lock="$repo/.venv.lock"
+lock_fd=
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore
 
 say() {
@@ -20,6 +23,58 @@ die() {
 # Ctrl-C during set-up: one line, no pip or Python traceback; the stamp is written only
 # after a complete install, so the next run picks up where this one stopped.
 trap 'echo >&2; say "stopped; run the same command again to finish setting up"; exit 130' INT
+
+# Two runs at once (./scripts/demo and ./scripts/test in two terminals) must not install
+# together: two pips writing into one .venv trip over each other's half-written files. A
+# run that installs (into .venv, or Debian packages) holds the lock file .venv.lock; another
+# run waits for it, saying so, then looks again at what is missing (often nothing by then).
+# flock is util-linux's, on every Debian and Raspberry Pi OS; without it, no lock.
+#
+# setup_lock WHAT: wait for the lock and hold it, to install WHAT ("tabletop into .venv");
+# the holder's process id, command and WHAT are written into the file (tab-separated), for
+# the line a waiting run says. setup_lock -s: shared, only to wait for an install under
+# way to end. setup_unlock lets it go; so does the end of the run.
+setup_lock() {
+  local mode=-x what="$1" holder
+  if [ "$1" = -s ]; then
+    mode=-s what=
+  fi
+  [ -z "$lock_fd" ] || return 0
+  command -v flock >/dev/null 2>&1 || return 0
+  { exec {lock_fd}>>"$lock"; } 2>/dev/null || { lock_fd=; return 0; }   # a read-only clone
+  if ! flock -n "$mode" "$lock_fd"; then
+    holder="$(lock_holder)"
+    # No installer named: a run that only looks holds it an instant; waited for quietly.
+    if [ -n "$holder" ] || ! flock -w 2 "$mode" "$lock_fd"; then
+      say "waiting for ${holder:-another run to finish installing}; this run goes on after it"
+      flock "$mode" "$lock_fd"
+    fi
+  fi
+  if [ "$mode" = -x ]; then
+    printf '%s\t%s\t%s\n' "$$" "$0" "$what" > "$lock"
+  fi
+}
+
+setup_unlock() {
+  [ -n "$lock_fd" ] || return 0
+  local pid
+  IFS=$'\t' read -r pid _ 2>/dev/null < "$lock" || true
+  if [ "$pid" = "$$" ]; then
+    : > "$lock"            # no installer named any more
+  fi
+  exec {lock_fd}>&-
+  lock_fd=
+}
+
+# lock_holder: "./scripts/test (process 1234) to finish installing tabletop into .venv",
+# when the lock file names a process still running; else nothing.
+lock_holder() {
+  local pid command what
+  IFS=$'\t' read -r pid command what 2>/dev/null < "$lock" || true
+  if [[ "$pid" =~ ^[0-9]+$ ]] && [ -d "/proc/$pid" ] && [ -n "$command" ]; then
+    echo "$command (process $pid) to finish installing ${what:-what it needs}"
+  fi
+}
 
 # as_root COMMAND...: directly as root, else through sudo (which asks for a password if
 # it must); apt-get gets no questions either way. Call can_be_root first.
@@ -49,6 +104,16 @@ apt_need() {
     dpkg -s "$deb" >/dev/null 2>&1 || missing+=("$deb")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
+  # Another run may be installing them: wait for it, then look again.
+  setup_lock "Debian's ${missing[*]}"
+  missing=()
+  for deb in "$@"; do
+    dpkg -s "$deb" >/dev/null 2>&1 || missing+=("$deb")
+  done
+  if [ ${#missing[@]} -eq 0 ]; then
+    setup_unlock
+    return 0
+  fi
   can_be_root "${missing[*]}"
   local how="apt-get"
   [ "$(id -u)" = 0 ] || how="sudo apt-get"
@@ -57,6 +122,7 @@ apt_need() {
     as_root apt-get update -q
   quietly "apt-get could not install ${missing[*]} (see above)" \
     as_root apt-get install -y -q --no-install-recommends "${missing[@]}"
+  setup_unlock
 }
 
 # The Python the venv is made with: python3 on PATH, or $TABLETOP_PYTHON.
@@ -104,22 +170,44 @@ make_venv() {
 # extras. The stamp holds pyproject.toml's hash and the extras installed with it, so a
 # second run starts at once and a changed pyproject.toml installs again.
 ensure_venv() {
-  local hash extras wanted=() extra
-  hash="$(sha256sum "$repo/pyproject.toml" | cut -d' ' -f1)"
-  for extra in "$@"; do
-    grep -qxF "$hash $extra" "$stamp" 2>/dev/null || wanted+=("$extra")
-  done
-  if [ ${#wanted[@]} -eq 0 ] && [ -x "$venv/bin/python" ]; then
+  local extras hash
+  if venv_has "$@"; then
+    # Installed; but another run may be installing into it this moment (its pip rewrites
+    # tabletop's own files): wait for that to end.
+    setup_lock -s
+    setup_unlock
+    return 0
+  fi
+  setup_lock "tabletop into $venv"
+  if venv_has "$@"; then        # installed by the run this one waited for
+    setup_unlock
     return 0
   fi
   extras="$(IFS=,; echo "$*")"
   # Said before anything slow (making the venv takes seconds), so that nothing is silent.
   say "preparing $venv: installing tabletop with [$extras] (the first time takes a few minutes)"
+  hash="$(pyproject_hash)"          # what the stamp will say was installed
   venv_works || make_venv
   quietly "pip could not install .[$extras] into $venv: check the network, then run this again" \
     "$venv/bin/python" -m pip install -q -e "$repo[$extras]"
   { grep -s "^$hash " "$stamp" || true; printf "$hash %s\n" "$@"; } | sort -u > "$stamp.new"
   mv "$stamp.new" "$stamp"
+  setup_unlock
+}
+
+pyproject_hash() {
+  sha256sum "$repo/pyproject.toml" | cut -d' ' -f1
+}
+
+# venv_has EXTRA...: .venv has a Python, and its stamp lists these extras with this
+# pyproject.toml.
+venv_has() {
+  local hash extra
+  [ -x "$venv/bin/python" ] || return 1
+  hash="$(pyproject_hash)"
+  for extra in "$@"; do
+    grep -qxF "$hash $extra" "$stamp" 2>/dev/null || return 1
+  done
 }
 
 # quietly FAILURE COMMAND...: the command's output is shown only if it fails, so that a

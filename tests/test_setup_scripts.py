@@ -2,10 +2,13 @@
 repository whose Python, venv and dpkg are stand-ins that log what they were asked: what
 the scripts decide (refuse, install, skip the install, pass arguments on) is checked
 without pip or apt-get ever running."""
+import fcntl
 import hashlib
 import os
 import shutil
 import subprocess
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -52,13 +55,23 @@ def fake_venv(repo: Path, log: Path, installed: list[str], pyproject_hash: str |
         "".join(f"{digest} {extra}\n" for extra in installed))
 
 
-def run(repo: Path, script: str, *args: str, path: Path | None = None) -> subprocess.CompletedProcess:
+def script_env(path: Path | None = None) -> dict[str, str]:
     env = dict(os.environ)
     env.pop("TABLETOP_PYTHON", None)
     if path is not None:
         env["PATH"] = f"{path}{os.pathsep}{env['PATH']}"
+    return env
+
+
+def run(repo: Path, script: str, *args: str, path: Path | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([str(repo / "scripts" / script), *args], capture_output=True, text=True,
-                          env=env, stdin=subprocess.DEVNULL, timeout=60)
+                          env=script_env(path), stdin=subprocess.DEVNULL, timeout=60)
+
+
+def start(repo: Path, script: str, *args: str) -> subprocess.Popen:
+    return subprocess.Popen([str(repo / "scripts" / script), *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=script_env(),
+                            stdin=subprocess.DEVNULL)
 
 
 def calls(tmp_path: Path) -> list[str]:
@@ -140,3 +153,89 @@ def test_a_mistyped_test_path_is_named_without_a_python_to_say_more(copy, tmp_pa
                              "the repository's root, e.g. tests/engine)\n")
     assert not (copy / ".venv").exists()
     assert not [call for call in calls(tmp_path) if "venv" in call or "pip" in call]
+
+
+# --- two runs at once: one installs, the other waits for it ---------------------------------
+
+#: A venv's python whose pip install lasts until the test lets it end (a file appears).
+SLOW_PIP_PYTHON = """#!/bin/sh
+echo "python $*" >> "{log}"
+case "$*" in
+  *version_info*) echo 3.12;;
+  *"pip install"*) while [ ! -e "{release}" ]; do sleep 0.05; done;;
+esac
+exit 0
+"""
+
+
+def wait_for(condition, what: str, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"never: {what}"
+        time.sleep(0.02)
+
+
+def test_a_run_waits_for_an_install_under_way_and_says_so(copy, tmp_path):
+    """.venv is up to date, but another run holds the lock (its pip is writing into .venv):
+    the demo waits, saying for which process, and starts once the lock is let go."""
+    fake_venv(copy, tmp_path / "calls.log", ["vision"])
+    lock = copy / ".venv.lock"
+    with open(lock, "a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        lock.write_text(f"{os.getpid()}\t./scripts/test\ttabletop into {copy}/.venv\n")
+        demo = start(copy, "demo", "--headless")
+        try:
+            said = demo.stderr.readline()
+            assert said == (f"tabletop: waiting for ./scripts/test (process {os.getpid()}) to "
+                            f"finish installing tabletop into {copy}/.venv; this run goes on "
+                            f"after it\n")
+            time.sleep(0.3)
+            assert demo.poll() is None and calls(tmp_path) == []
+        finally:
+            fcntl.flock(held, fcntl.LOCK_UN)
+        _, rest = demo.communicate(timeout=60)
+    assert demo.returncode == 0, rest
+    assert rest == "" and calls(tmp_path) == ["tabletop demo --headless"]
+
+
+def test_two_runs_needing_an_install_install_once(copy, tmp_path):
+    """Two demos started together on a .venv whose pyproject.toml changed: the first
+    installs, the second waits for it (saying so), then finds nothing left to install."""
+    log = tmp_path / "calls.log"
+    fake_venv(copy, log, ["vision"], pyproject_hash="0" * 64)
+    release = tmp_path / "pip may end"
+    stand_in(copy / ".venv" / "bin" / "python", SLOW_PIP_PYTHON.format(log=log, release=release))
+    first = start(copy, "demo", "--seed", "1")
+    # Should the second run never say it waits, its pip still ends, and the test with it.
+    timer = threading.Timer(30, release.touch)
+    timer.start()
+    try:
+        wait_for(lambda: any("pip install" in call for call in calls(tmp_path)),
+                 "the first run's pip started")
+        second = start(copy, "demo", "--seed", "2")
+        try:
+            said = second.stderr.readline()
+            assert said == (f"tabletop: waiting for {copy}/scripts/demo (process {first.pid}) "
+                            f"to finish installing tabletop into {copy}/.venv; this run goes "
+                            f"on after it\n")
+            assert [call for call in calls(tmp_path) if "pip install" in call] == \
+                [f"python -m pip install -q -e {copy}[vision]"]
+            release.touch()
+            _, second_rest = second.communicate(timeout=60)
+        finally:
+            if second.poll() is None:
+                second.kill()
+        _, first_said = first.communicate(timeout=60)
+    finally:
+        timer.cancel()
+        release.touch()
+        if first.poll() is None:
+            first.kill()
+    assert first.returncode == 0 and second.returncode == 0, first_said + second_rest
+    assert "preparing" in first_said and second_rest == ""
+    made = calls(tmp_path)
+    assert [call for call in made if "pip install" in call] == \
+        [f"python -m pip install -q -e {copy}[vision]"]
+    assert sorted(call for call in made if call.startswith("tabletop")) == \
+        ["tabletop demo --seed 1", "tabletop demo --seed 2"]
+    assert (copy / ".venv.lock").read_text() == ""       # no installer named any more
