@@ -34,9 +34,20 @@ SCALE = 32.0
 #: How far the rectified image reaches beyond the outermost cell centres, in board
 #: units: the cells themselves (half a unit) and a ring of board around them.
 MARGIN = 1.0
-#: The distortions looked for (calfile's k1: radius in image widths). The renderer's
-#: lenses span about -0.25..0.17; real webcams and the Pi camera lie well inside.
-K1_RANGE = (-0.5, 0.35)
+#: The distortions looked for (calfile's k1: radius in image widths). Webcams and the Pi
+#: camera lie within about -0.3..0.2; a wide lens over a large board reaches -0.6 and more
+#: (k1 alone cannot describe a lens much stronger: its picture would fold over at the board's
+#: corners).
+K1_RANGE = (-0.8, 0.4)
+#: The lens is first looked for at this many k1 evenly over K1_RANGE; of fits within
+#: K1_SCAN_SLACK (share of the patches' variance left) of the best, the mildest lens.
+K1_SCAN, K1_SCAN_SLACK = 49, 0.01
+#: ... sampling each cell this many times a board unit (the printed lines, band-passed, are
+#: wider than that; a wrong lens is off by many of them).
+SCAN_SAMPLES = 8
+#: At most this many measurements of the cells' shifts, each from the lens the last one
+#: fitted; done once k1 moves less than K1_SETTLED (a start off by a scan step takes 4-5).
+LENS_STEPS, K1_SETTLED = 6, 5e-4
 #: Cell patches for measuring the lens: samples per board unit, half-width in units.
 LENS_SAMPLES, LENS_HALF = 24, 0.6
 #: A lattice fitted worse than this (rms pixels) was not measured: assume a straight lens.
@@ -193,44 +204,88 @@ def estimate_k1(grey: np.ndarray, corners_px: np.ndarray, layout: Layout) -> flo
     shifted by where the cell really lies. Those shifts (one Lucas-Kanade step
     against the mean, repeated as the model improves) give every cell centre's
     pixel; the lens is then the k1 whose undistorted centres a homography fits
-    best. The tapped corners only start it: they need not be exact.
+    best. A Lucas-Kanade step only measures shifts of a fraction of a cell, and
+    a wide lens moves the middle of a large board by most of one against the
+    corners' straight grid: the search starts from the k1 under which the cells
+    look most alike (:func:`_coarse_k1`). The tapped corners only start it:
+    they need not be exact.
     """
     height, width = grey.shape[:2]
     size = (width, height)
     grey = grey.astype(np.float32)
     # Band-pass: the printed lines and edges, not the light's slow gradients.
     band = cv2.GaussianBlur(grey, (0, 0), 1.5) - cv2.GaussianBlur(grey, (0, 0), 6.0)
-    n = round(2 * LENS_HALF * LENS_SAMPLES)
-    u = (np.arange(n) + 0.5) / LENS_SAMPLES - LENS_HALF
-    gx, gy = np.meshgrid(u, u)
-    use = ~((np.abs(gx) < LABEL_BOX[0]) & (np.abs(gy) < LABEL_BOX[1]))
-    centres = np.asarray(layout.centres, np.float64)
-    cells = len(centres)
-    samples = (centres[:, None, :] + np.stack([gx, gy], axis=-1).reshape(1, -1, 2)).reshape(-1, 2)
-    k1, ideal = 0.0, homography(layout.corner_points(), corners_px)
-    residual = np.zeros(cells)
-    for _ in range(3):
-        pixels = distort(project(ideal, samples), k1, size).astype(np.float32)
-        patches = cv2.remap(band, pixels[:, 0].reshape(cells, -1), pixels[:, 1].reshape(cells, -1),
-                            cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).reshape(cells, n, n)
+    cells = _CellPatches(band, layout, size, LENS_SAMPLES)
+    k1 = _coarse_k1(_CellPatches(band, layout, size, SCAN_SAMPLES), layout, corners_px)
+    ideal = _ideal(layout.corner_points(), corners_px, k1, size)
+    residual = np.zeros(cells.count)
+    for _ in range(LENS_STEPS):
+        before = k1
+        patches = cells.sample(ideal, k1)
         mean = patches.mean(axis=0)
         dy, dx = np.gradient(mean)
-        gradient = np.stack([dx[use], dy[use]], axis=-1)
+        gradient = np.stack([dx[cells.use], dy[cells.use]], axis=-1)
         # patch(u) = mean(u + d): the cell's own pattern lies d samples before where it was sought.
-        shift = np.linalg.lstsq(gradient, (patches - mean)[:, use].T, rcond=None)[0].T
-        seen = distort(project(ideal, centres - shift / LENS_SAMPLES), k1, size)
+        shift = np.linalg.lstsq(gradient, (patches - mean)[:, cells.use].T, rcond=None)[0].T
+        seen = distort(project(ideal, cells.centres - shift / LENS_SAMPLES), k1, size)
 
         def misfit(k: float, seen: np.ndarray = seen) -> float:
-            return float((_lattice_fit(centres, seen, k, size)[1] ** 2).mean())
+            return float((_lattice_fit(cells.centres, seen, k, size)[1] ** 2).mean())
 
         k1 = _minimise(misfit, *K1_RANGE)
-        matrix, residual = _lattice_fit(centres, seen, k1, size)
+        matrix, residual = _lattice_fit(cells.centres, seen, k1, size)
         if matrix is None or not np.all(np.isfinite(residual)):
             return 0.0
         ideal = matrix
+        if abs(k1 - before) < K1_SETTLED:
+            break
     if float(np.sqrt((residual ** 2).mean())) > LENS_FIT_PX:
         return 0.0
     return k1
+
+
+class _CellPatches:
+    """Every cell's patch of a band-passed image (label box left out), sampled through a lens."""
+
+    def __init__(self, band: np.ndarray, layout: Layout, size: tuple[int, int],
+                 per_unit: int) -> None:
+        self.band, self.size = band, size
+        self.n = round(2 * LENS_HALF * per_unit)
+        u = (np.arange(self.n) + 0.5) / per_unit - LENS_HALF
+        gx, gy = np.meshgrid(u, u)
+        self.use = ~((np.abs(gx) < LABEL_BOX[0]) & (np.abs(gy) < LABEL_BOX[1]))
+        self.centres = np.asarray(layout.centres, np.float64)
+        self.count = len(self.centres)
+        offsets = np.stack([gx, gy], axis=-1).reshape(1, -1, 2)
+        self.samples = (self.centres[:, None, :] + offsets).reshape(-1, 2)
+
+    def sample(self, ideal: np.ndarray, k1: float) -> np.ndarray:
+        """(cells, n, n) patches where the board-to-ideal-pixels ``ideal`` and ``k1`` put them."""
+        pixels = distort(project(ideal, self.samples), k1, self.size).astype(np.float32)
+        count = self.count
+        return cv2.remap(self.band, pixels[:, 0].reshape(count, -1), pixels[:, 1].reshape(count, -1),
+                         cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).reshape(count, self.n, self.n)
+
+
+def _coarse_k1(cells: _CellPatches, layout: Layout, corners_px: np.ndarray) -> float:
+    """The k1 of K1_RANGE under which, the corner cells held where they were tapped, the
+    cells' patches are most alike (the least of their variance the mean patch leaves).
+
+    A wrong k1 puts the middle cells' patches off their cells by up to most of a cell,
+    so the mean patch blurs and explains little; the scan needs no starting guess. Of
+    nearly equal fits the mildest lens is taken (a large board's cells all look alike
+    one cell over, at a far larger k1).
+    """
+    grid = np.linspace(*K1_RANGE, K1_SCAN)
+    costs = []
+    for k in grid:
+        ideal = _ideal(layout.corner_points(), corners_px, float(k), cells.size)
+        patches = cells.sample(ideal, float(k))[:, cells.use]
+        spread = float(((patches - patches.mean(axis=0)) ** 2).mean())
+        costs.append(spread / max(float((patches ** 2).mean()), 1e-6))
+    costs = np.asarray(costs)
+    near = np.flatnonzero(costs <= costs.min() + K1_SCAN_SLACK)
+    return float(grid[near[np.argmin(np.abs(grid[near]))]])
 
 
 def _lattice_fit(centres: np.ndarray, seen: np.ndarray, k1: float,
