@@ -47,7 +47,7 @@ MAX_FILE_BYTES = 64 << 20
 MIN_IMAGE, MAX_IMAGE = 16, 16384             # camera frame sides, pixels
 MIN_REFERENCE, MAX_REFERENCE = 16, 8192      # rectified board sides, pixels
 SCALE_LIMITS = (8.0, 128.0)                  # rectified pixels a board unit (calibrate: 32)
-K1_LIMITS = (-0.5, 0.35)                     # calibrate's K1_RANGE: no calibration has another
+K1_LIMITS = (-0.8, 0.4)                      # calibrate's K1_RANGE: no calibration has another
 BOARD_LIMIT = 1000.0                         # board units: no board reaches further
 MAX_MARKERS = 64
 #: The distortion's radius is measured in image widths (a focal length of about one

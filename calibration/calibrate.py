@@ -18,7 +18,7 @@ from typing import Any, Mapping, Sequence
 import cv2
 import numpy as np
 
-from calibration.calfile import Calibration, CalibrationError, distort, undistort
+from calibration.calfile import K1_LIMITS, Calibration, CalibrationError, distort, undistort
 from calibration.layout import Layout, layout_for
 from calibration.markers import (ABSENT, EDGE, GLARE, MARKER_IDS, OUTSIDE, UNREADABLE,
                                  MarkerSearch, MissingMarker, explain_missing,
@@ -38,7 +38,7 @@ MARGIN = 1.0
 #: camera lie within about -0.3..0.2; a wide lens over a large board reaches -0.6 and more
 #: (k1 alone cannot describe a lens much stronger: its picture would fold over at the board's
 #: corners).
-K1_RANGE = (-0.8, 0.4)
+K1_RANGE = K1_LIMITS
 #: The lens is first looked for at this many k1 evenly over K1_RANGE; of fits within
 #: K1_SCAN_SLACK (share of the patches' variance left) of the best, the mildest lens.
 K1_SCAN, K1_SCAN_SLACK = 49, 0.01

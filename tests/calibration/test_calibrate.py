@@ -83,18 +83,22 @@ def test_the_grid_holds_through_the_strongest_lens_the_renderer_draws(vision, la
     assert np.linalg.norm(seen - frame.truth.centres, axis=1).max() <= STRONG_LENS_PX
 
 
-@pytest.mark.parametrize("rules", ["acquire", "acquisitions"])
-def test_a_wide_lens_is_measured_too(rules):
-    # Twice the tuning renderer's strongest lens (calfile's k1 about -0.47): the middle of the
-    # board lies 10-12 px off the corners' straight grid, too far for the measurement to start
-    # from a straight lens (it took the lens for straight, and every inner cell 10 px off).
-    table = make_table(rules, seed=5, k1=-0.35)
+@pytest.mark.parametrize("rules, options, k1", [("acquire", {}, -0.35), ("acquisitions", {}, -0.35),
+                                                ("megacquire-gold", {"hex_offset": "odd-r"}, -0.45)])
+def test_a_wide_lens_is_measured_too(rules, options, k1, tmp_path):
+    # Two to three times the tuning renderer's strongest lens (calfile's k1 about -0.47 and
+    # -0.6): the middle of the board lies 10-20 px off the corners' straight grid, too far for
+    # the measurement to start from a straight lens (it took the lens for straight, and left
+    # every inner cell that far off).
+    table = make_table(rules, seed=5, options=options, k1=k1)
     empty = render_empty(table, np.random.default_rng(0))
-    calibration = calibrate(empty.image, empty.truth.corners, table.rules)
+    calibration = calibrate(empty.image, empty.truth.corners, table.rules, options)
     assert calibration.k1 == pytest.approx(expected_k1(table), abs=K1_TOLERANCE)
     error = grid_error(calibration, empty.truth.centres)
     worst = table.layout.geometry.labels[int(error.argmax())]
     assert error.max() <= 1.5, f"worst {worst}: {error.max():.2f} px"
+    # ... and its file loads again with that lens (the loader refused k1 below -0.5).
+    assert load_calibration(calibration.save(tmp_path / "wide.json")).k1 == calibration.k1
 
 
 @pytest.mark.parametrize("k1", [-0.08, 0.0, 0.1])
