@@ -104,14 +104,18 @@ apt_need() {
     dpkg -s "$deb" >/dev/null 2>&1 || missing+=("$deb")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
-  # Another run may be installing them: wait for it, then look again.
+  # Another run may be installing them: wait for it, then look again. A caller that
+  # already holds the lock (ensure_venv making .venv) keeps it: only a lock taken here
+  # is given back here, or pip would run unlocked after apt-get.
+  local took=
+  [ -n "$lock_fd" ] || took=1
   setup_lock "Debian's ${missing[*]}"
   missing=()
   for deb in "$@"; do
     dpkg -s "$deb" >/dev/null 2>&1 || missing+=("$deb")
   done
   if [ ${#missing[@]} -eq 0 ]; then
-    setup_unlock
+    [ -z "$took" ] || setup_unlock
     return 0
   fi
   can_be_root "${missing[*]}"
@@ -122,7 +126,7 @@ apt_need() {
     as_root apt-get update -q
   quietly "apt-get could not install ${missing[*]} (see above)" \
     as_root apt-get install -y -q --no-install-recommends "${missing[@]}"
-  setup_unlock
+  [ -z "$took" ] || setup_unlock
 }
 
 # The Python the venv is made with: python3 on PATH, or $TABLETOP_PYTHON.

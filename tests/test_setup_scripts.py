@@ -239,3 +239,45 @@ def test_two_runs_needing_an_install_install_once(copy, tmp_path):
     assert sorted(call for call in made if call.startswith("tabletop")) == \
         ["tabletop demo --seed 1", "tabletop demo --seed 2"]
     assert (copy / ".venv.lock").read_text() == ""       # no installer named any more
+
+
+FRESH_PYTHON = """#!/bin/sh
+echo "python3 $*" >> "{log}"
+case "$*" in *version_info*) echo 3.12;; esac
+case "$*" in *"import ensurepip"*) exit 1;; esac
+if [ "$1" = -m ] && [ "$2" = venv ]; then
+  mkdir -p "$3/bin"
+  cat > "$3/bin/python" <<'VENV'
+#!/bin/sh
+case "$*" in *version_info*) echo 3.12;; esac
+case "$*" in *"pip install"*)
+  if flock -n "{lock}" true; then echo "pip ran with the lock free" >> "{log}";
+  else echo "pip ran under the lock" >> "{log}"; fi;;
+esac
+exit 0
+VENV
+  printf '#!/bin/sh\\nexit 0\\n' > "$3/bin/tabletop"
+  chmod +x "$3/bin/python" "$3/bin/tabletop"
+fi
+exit 0
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("flock") is None,
+                    reason="apt-get is run directly only as root; the lock needs flock")
+def test_the_first_install_keeps_the_lock_through_apt_get_and_pip(copy, tmp_path):
+    """A fresh Debian without python3-venv: making .venv installs it with apt-get under the
+    install lock, and pip still runs under that lock (apt-get's step let it go once, and a
+    second run could have removed .venv under pip)."""
+    log, lock = tmp_path / "calls.log", copy / ".venv.lock"
+    installed = tmp_path / "python3-venv installed"
+    stand_in(tmp_path / "bin" / "python3", FRESH_PYTHON.format(log=log, lock=lock))
+    stand_in(tmp_path / "bin" / "dpkg", f'#!/bin/sh\n[ -e "{installed}" ]\n')
+    stand_in(tmp_path / "bin" / "apt-get",
+             f'#!/bin/sh\necho "apt-get $*" >> "{log}"\n'
+             f'case "$*" in *install*) touch "{installed}";; esac\n')
+    done = run(copy, "demo", "--headless", path=tmp_path / "bin")
+    assert done.returncode == 0, done.stderr
+    made = calls(tmp_path)
+    assert any(call.startswith("apt-get") and "python3-venv" in call for call in made), made
+    assert "pip ran under the lock" in made and "pip ran with the lock free" not in made
