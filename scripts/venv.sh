@@ -177,10 +177,14 @@ ensure_venv() {
   local extras hash
   if venv_has "$@"; then
     # Installed; but another run may be installing into it this moment (its pip rewrites
-    # tabletop's own files): wait for that to end.
+    # tabletop's own files): wait for that to end, then look again: that install may have
+    # made .venv again and failed (its stamp gone with the old .venv), and then this run
+    # installs, as below.
     setup_lock -s
     setup_unlock
-    return 0
+    if venv_has "$@"; then
+      return 0
+    fi
   fi
   setup_lock "tabletop into $venv"
   if venv_has "$@"; then        # installed by the run this one waited for
@@ -215,12 +219,19 @@ venv_has() {
 }
 
 # quietly FAILURE COMMAND...: the command's output is shown only if it fails, so that a
-# Ctrl-C (see the trap above) shows no traceback from it.
+# Ctrl-C (see the trap above) shows no traceback from it. The command does not inherit the
+# lock's file descriptor: a daemon it starts (a package's service, apt-get's or pip's
+# helpers) would otherwise hold the lock after this run has ended.
 quietly() {
-  local failure="$1" log
+  local failure="$1" log status=0
   shift
   log="$(mktemp)"
-  if ! "$@" >"$log" 2>&1; then
+  if [ -n "$lock_fd" ]; then
+    "$@" {lock_fd}>&- >"$log" 2>&1 || status=$?
+  else
+    "$@" >"$log" 2>&1 || status=$?
+  fi
+  if [ "$status" != 0 ]; then
     cat "$log" >&2
     rm -f "$log"
     die "$failure"

@@ -198,6 +198,55 @@ def test_a_run_waits_for_an_install_under_way_and_says_so(copy, tmp_path):
     assert rest == "" and calls(tmp_path) == ["tabletop demo --headless"]
 
 
+def test_a_run_that_waited_installs_if_the_install_it_waited_for_failed(copy, tmp_path):
+    """.venv was up to date when the demo looked, but another run held the lock: that run
+    made .venv again and its pip failed (no stamp). Once the lock is let go the demo looks
+    again and installs, instead of starting tabletop from a .venv without it."""
+    log, lock = tmp_path / "calls.log", copy / ".venv.lock"
+    fake_venv(copy, log, ["vision"])
+    with open(lock, "a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        lock.write_text(f"{os.getpid()}\t./scripts/test\ttabletop into {copy}/.venv\n")
+        demo = start(copy, "demo", "--headless")
+        try:
+            said = demo.stderr.readline()
+            assert said.startswith("tabletop: waiting for ./scripts/test"), said
+            shutil.rmtree(copy / ".venv")
+            fake_venv(copy, log, [])       # made again, then its pip failed: stamped for none
+            lock.write_text("")
+        finally:
+            fcntl.flock(held, fcntl.LOCK_UN)
+        _, rest = demo.communicate(timeout=60)
+    assert demo.returncode == 0, rest
+    assert "preparing" in rest and "[vision]" in rest
+    made = [call for call in calls(tmp_path) if "pip install" in call or call.startswith("tabletop")]
+    assert made == [f"python -m pip install -q -e {copy}[vision]", "tabletop demo --headless"]
+    assert "vision" in (copy / ".venv" / ".tabletop-installed").read_text().split()
+
+
+#: Appended to a stand-in: it logs "WHO inherited the lock" when it has .venv.lock open.
+INHERITS_LOCK = """for fd in /proc/$$/fd/*; do
+  case "$(readlink "$fd")" in *.venv.lock) echo "{who} inherited the lock" >> "{log}";; esac
+done
+"""
+
+
+@pytest.mark.skipif(shutil.which("flock") is None, reason="no flock: no lock to inherit")
+def test_pip_runs_under_the_lock_without_holding_it_open_itself(copy, tmp_path):
+    """The run installing holds .venv.lock; pip (and whatever it starts) gets no copy of
+    its file descriptor, so nothing outlives the run holding the lock."""
+    log = tmp_path / "calls.log"
+    fake_venv(copy, log, ["vision"], pyproject_hash="0" * 64)
+    python = copy / ".venv" / "bin" / "python"
+    stand_in(python, python.read_text().replace(
+        "exit 0\n", INHERITS_LOCK.format(who="python $*", log=log) + "exit 0\n"))
+    done = run(copy, "demo")
+    assert done.returncode == 0, done.stderr
+    made = calls(tmp_path)
+    pip = f"python -m pip install -q -e {copy}[vision]"
+    assert pip in made and f"{pip} inherited the lock" not in made, made
+
+
 def test_two_runs_needing_an_install_install_once(copy, tmp_path):
     """Two demos started together on a .venv whose pyproject.toml changed: the first
     installs, the second waits for it (saying so), then finds nothing left to install."""
@@ -252,7 +301,10 @@ if [ "$1" = -m ] && [ "$2" = venv ]; then
 case "$*" in *version_info*) echo 3.12;; esac
 case "$*" in *"pip install"*)
   if flock -n "{lock}" true; then echo "pip ran with the lock free" >> "{log}";
-  else echo "pip ran under the lock" >> "{log}"; fi;;
+  else echo "pip ran under the lock" >> "{log}"; fi
+  for fd in /proc/$$/fd/*; do
+    case "$(readlink "$fd")" in *.venv.lock) echo "pip inherited the lock" >> "{log}";; esac
+  done;;
 esac
 exit 0
 VENV
@@ -268,16 +320,19 @@ exit 0
 def test_the_first_install_keeps_the_lock_through_apt_get_and_pip(copy, tmp_path):
     """A fresh Debian without python3-venv: making .venv installs it with apt-get under the
     install lock, and pip still runs under that lock (apt-get's step let it go once, and a
-    second run could have removed .venv under pip)."""
+    second run could have removed .venv under pip); neither holds the lock's file open."""
     log, lock = tmp_path / "calls.log", copy / ".venv.lock"
     installed = tmp_path / "python3-venv installed"
     stand_in(tmp_path / "bin" / "python3", FRESH_PYTHON.format(log=log, lock=lock))
     stand_in(tmp_path / "bin" / "dpkg", f'#!/bin/sh\n[ -e "{installed}" ]\n')
     stand_in(tmp_path / "bin" / "apt-get",
              f'#!/bin/sh\necho "apt-get $*" >> "{log}"\n'
+             + INHERITS_LOCK.format(who="apt-get", log=log) +
              f'case "$*" in *install*) touch "{installed}";; esac\n')
     done = run(copy, "demo", "--headless", path=tmp_path / "bin")
     assert done.returncode == 0, done.stderr
     made = calls(tmp_path)
     assert any(call.startswith("apt-get") and "python3-venv" in call for call in made), made
     assert "pip ran under the lock" in made and "pip ran with the lock free" not in made
+    # ... and neither they nor what they start hold the lock file open themselves.
+    assert "apt-get inherited the lock" not in made and "pip inherited the lock" not in made
