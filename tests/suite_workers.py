@@ -5,8 +5,9 @@ broker or a browser, and while one worker waits a core would stand idle. One wor
 than the cores keeps them busy, and on a machine busy with other work (a CI runner's
 neighbours) the suite keeps its share of the cores: with two other busy processes on two
 cores, three workers finished in 8 minutes where two took 11-12 (docs/benchmarks.md).
-Each worker can hold about 1.4 GB at its peak (a whole demo game's frames, a Kivy window),
-so a machine with less free memory gets fewer, never fewer than one.
+Each worker can hold about 1.4 GB at its peak (a whole demo game's frames, a Kivy window)
+and is given room for 1.5 GiB of the free memory: a machine with less for them all gets
+fewer, never fewer than one.
 
 >>> suite_workers(cores=2, available=24 * GIB)
 3
@@ -18,6 +19,7 @@ so a machine with less free memory gets fewer, never fewer than one.
 
 from __future__ import annotations
 
+import math
 import os
 
 GIB = 1024 ** 3
@@ -52,17 +54,25 @@ def usable_cores() -> int:
 
 
 def why_workers(workers: int, cores: int, available: float) -> str:
-    """Why :func:`suite_workers` gave ``workers``, in the words of the suite's first line.
+    """Why :func:`suite_workers` gave ``workers``, in the words of the suite's first line
+    (the free memory rounded down, so that what it is said to hold adds up).
 
     >>> why_workers(3, cores=2, available=24 * GIB)
     'one a core (2) and one more'
     >>> why_workers(2, cores=2, available=3 * GIB)
-    'the free memory, 3.0 GB, holds 2 at 1.5 GB each (not one a core and one more: 3)'
+    'the free memory, 3.0 GiB, holds 2 at 1.5 GiB each (not one a core and one more: 3)'
+    >>> why_workers(1, cores=4, available=1 * GIB)
+    'the free memory, 1.0 GiB, holds none at 1.5 GiB each: 1, the least (not one a core and one more: 5)'
+    >>> why_workers(1, cores=2, available=1.499 * GIB)
+    'the free memory, 1.4 GiB, holds none at 1.5 GiB each: 1, the least (not one a core and one more: 3)'
     """
     if workers >= cores + 1:
         return f"one a core ({cores}) and one more"
-    return (f"the free memory, {available / GIB:.1f} GB, holds {workers} at "
-            f"{PER_WORKER / GIB:.1f} GB each (not one a core and one more: {cores + 1})")
+    each = f"at {PER_WORKER / GIB:.1f} GiB each"
+    held = int(available // PER_WORKER)
+    holds = f"holds {held} {each}" if held else f"holds none {each}: {workers}, the least"
+    return (f"the free memory, {math.floor(available / GIB * 10) / 10:.1f} GiB, {holds} "
+            f"(not one a core and one more: {cores + 1})")
 
 
 def auto_choice() -> tuple[int, str]:
