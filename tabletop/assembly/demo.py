@@ -218,6 +218,7 @@ class Demo:
         self._latest: dict[str, Seen] = {}    # each tile's last commit by the camera
         self._shown: list[str] = []
         self._turn_number = 1
+        self._kept_said = False   # where the game is kept (printed at its end)
         self._merged = False      # a merger in the turn being played (the board is shown after)
         self._began = time.perf_counter()
         self.out(f"  ready in {self._began - began:.1f} s.")
@@ -332,15 +333,19 @@ class Demo:
 
     def where(self, stopped: bool = False) -> None:
         """Print where the game is kept and the commands that show it (``stopped``: by
-        Ctrl-C, saying so first: the one line of the command that says it stopped)."""
+        Ctrl-C, saying so first: the one line of the command that says it stopped; where
+        the game is kept follows unless it was printed already, the window left open on
+        the game's end)."""
         path, game_id = self.report.journal, self.report.game_id
-        if game_id == 0:
-            self.out("Stopped (Ctrl-C) before the game began: nothing was recorded."
-                     if stopped else "Nothing was recorded: the game had not begun.")
-            return
         if stopped:
-            self.out(f"Stopped (Ctrl-C) during turn {self._turn_number}: every confirmed "
-                     f"action is in the journal, the game unfinished.")
+            self.out(ctrl_c_line(game_id != 0, self._turn_number, self.over,
+                                 self.turns if self.stopped else None))
+            if self._kept_said:
+                return
+        if game_id == 0:
+            if not stopped:
+                self.out("Nothing was recorded: the game had not begun.")
+            return
         quoted = shlex.quote(str(path))
         kept = "the demo journal, apart from the table's games" \
             if path.name == DEMO_JOURNAL else "the journal"
@@ -350,6 +355,7 @@ class Demo:
         self.out(f"  list its games:   {command} games --journal {quoted}")
         self.out(f"  this game's log:  {command} export {game_id} --journal {quoted}")
         self.out(f"  its final state:  {command} replay --game {game_id} --journal {quoted}")
+        self._kept_said = True
 
     def close(self) -> None:
         self.journal.close()
@@ -518,6 +524,34 @@ class Demo:
         self._shown = extra
 
 
+def ctrl_c_line(began: bool, turn: int, over: bool, cut_at: int | None) -> str:
+    """The one line a Ctrl-C says, true at the moment it came: before the game began;
+    during ``turn``; after the game ended (``over``: the final standings, the summary, the
+    window left open on the results); or after ``--turns`` stopped the game at turn
+    ``cut_at``.
+
+    >>> ctrl_c_line(True, 7, over=False, cut_at=None)
+    'Stopped (Ctrl-C) during turn 7: every confirmed action is in the journal, the game unfinished.'
+    >>> ctrl_c_line(True, 31, over=True, cut_at=None)
+    'Stopped (Ctrl-C) after the game ended: every confirmed action is in the journal.'
+    >>> ctrl_c_line(True, 5, over=False, cut_at=4)
+    'Stopped (Ctrl-C) after turn 4 (--turns): every confirmed action is in the journal, the game unfinished.'
+    >>> ctrl_c_line(False, 1, over=False, cut_at=None)
+    'Stopped (Ctrl-C) before the game began: nothing was recorded.'
+    """
+    if not began:
+        return BEFORE_THE_GAME
+    if over:
+        return "Stopped (Ctrl-C) after the game ended: every confirmed action is in the journal."
+    when = f"after turn {cut_at} (--turns)" if cut_at is not None else f"during turn {turn}"
+    return (f"Stopped (Ctrl-C) {when}: every confirmed action is in the journal, the game "
+            f"unfinished.")
+
+
+#: What a Ctrl-C says before the game began (while the table renders, too).
+BEFORE_THE_GAME = "Stopped (Ctrl-C) before the game began: nothing was recorded."
+
+
 def run(rules: str = "acquire", seed: int = 0, players: int | None = None, speed: float = 0.0,
         journal: str | Path | None = None, out: Callable[[str], None] = print, *,
         mode: str | None = None, turns: int | None = None,
@@ -530,7 +564,7 @@ def run(rules: str = "acquire", seed: int = 0, players: int | None = None, speed
         demo = Demo(rules, seed, players, speed, journal, out=out, mode=mode, turns=turns,
                     style=style)
     except KeyboardInterrupt:
-        out("Stopped (Ctrl-C) before the game began: nothing was recorded.")
+        out(BEFORE_THE_GAME)
         raise
     try:
         return demo.play()

@@ -171,18 +171,24 @@ def _display() -> bool:
 
 
 def _demo_app(args: argparse.Namespace) -> int:
-    """The demo on the touchscreen app: the bots advance a camera frame each tick."""
+    """The demo on the touchscreen app: the bots advance a camera frame each tick. Ctrl-C
+    says what the headless demo says (when it stopped, where the game is kept), once."""
     from tabletop.assembly.config import load_config
-    from tabletop.assembly.demo import Demo
+    from tabletop.assembly.demo import BEFORE_THE_GAME, Demo
     from tabletop.assembly.demo_view import Style, wants_colour
     from tabletop.assembly.runner import prepare_window
+    from tabletop.cli import EXIT_STOPPED
 
-    prepare_window(load_config())      # before the window exists: it fills the screen
-    from ui.app import TableApp
+    try:
+        prepare_window(load_config())      # before the window exists: it fills the screen
+        from ui.app import TableApp
 
-    demo = Demo(args.rules, args.seed, args.players, 0.0, args.journal,
-                out=lambda line: print(line, flush=True), mode=args.mode, turns=args.turns,
-                style=Style(colour=wants_colour(sys.stdout)))
+        demo = Demo(args.rules, args.seed, args.players, 0.0, args.journal,
+                    out=lambda line: print(line, flush=True), mode=args.mode,
+                    turns=args.turns, style=Style(colour=wants_colour(sys.stdout)))
+    except KeyboardInterrupt:
+        print(BEFORE_THE_GAME, flush=True)
+        return EXIT_STOPPED
     fps = 10.0 * (args.speed or 1.0)
 
     def steps():
@@ -192,6 +198,9 @@ def _demo_app(args: argparse.Namespace) -> int:
 
     try:
         TableApp(loop=demo.loop, driver=steps(), fps=fps).run()
+    except KeyboardInterrupt:
+        demo.where(stopped=True)
+        return EXIT_STOPPED
     finally:
         demo.close()
     return 0

@@ -247,6 +247,108 @@ def test_ctrl_c_before_the_game_began_says_so_once(tmp_path, monkeypatch, capsys
         "Stopped (Ctrl-C) before the game began: nothing was recorded.\n", "")
 
 
+UNFINISHED = "every confirmed action is in the journal, the game unfinished."
+
+
+def test_ctrl_c_after_turns_stopped_the_game_says_so_not_during_a_turn(tmp_path):
+    """Ctrl-C while the board after the last turn ``--turns`` asked for is printed: no turn
+    is under way; the game is unfinished and where it is kept follows."""
+    from tabletop.assembly.demo import run
+
+    lines: list[str] = []
+
+    def out(line: str) -> None:
+        lines.append(line)
+        if line.startswith("Stopped after turn 1 (--turns)"):
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run("acquire", seed=1, players=3, journal=tmp_path / "journal.db", out=out, turns=1)
+    said = lines.index(f"Stopped (Ctrl-C) after turn 1 (--turns): {UNFINISHED}")
+    assert lines[said + 1:said + 3] == ["Game 1 is kept in the journal:",
+                                        f"  {tmp_path / 'journal.db'}"]
+    assert [line for line in lines if "Ctrl-C" in line] == [lines[said]]
+
+
+@WHOLE_ACQUIRE
+def test_ctrl_c_after_the_game_ended_says_it_ended(whole_acquire_game, monkeypatch):
+    """Ctrl-C during the final standings or the summary: the game is over and whole in the
+    journal, and the line says so; in the window left open on the game's end, where it is
+    kept was printed already and is not printed again."""
+    played = whole_acquire_game
+    lines: list[str] = []
+    monkeypatch.setattr(played.demo, "out", lines.append)
+    ended = "Stopped (Ctrl-C) after the game ended: every confirmed action is in the journal."
+    played.demo.where(stopped=True)             # the whole game printed, the window open
+    assert lines == [ended]
+    lines.clear()
+    monkeypatch.setattr(played.demo, "_kept_said", False)     # in the standings, say
+    played.demo.where(stopped=True)
+    assert lines[:3] == [ended, f"Game {played.game_id} is kept in the journal:",
+                         f"  {played.journal}"]
+
+
+class _Window:
+    """The touchscreen app as the window demo uses it: a tick a step of the bots' driver,
+    until ``stop(demo)`` is true (or the driver has ended), then a Ctrl-C."""
+
+    def __init__(self, stop) -> None:
+        self.stop = stop
+
+    def __call__(self, loop, driver, fps):
+        self.demo, self.driver = loop.observers[-1], driver
+        return self
+
+    def run(self) -> None:
+        for _ in self.driver:
+            if self.stop(self.demo):
+                break
+        raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("argv, stop, says", [
+    ([], lambda demo: demo.assistant is not None and demo.assistant.game.turn >= 2,
+     f"Stopped (Ctrl-C) during turn 2: {UNFINISHED}"),
+    (["--turns", "1"], lambda demo: False,      # the game stopped, the window left open
+     f"Stopped (Ctrl-C) after turn 1 (--turns): {UNFINISHED}"),
+], ids=["during a turn", "after --turns"])
+def test_ctrl_c_in_the_window_demo_says_what_the_headless_one_says(
+        tmp_path, monkeypatch, capsys, argv, stop, says):
+    import types
+
+    from tabletop.assembly import runner, table_commands
+
+    monkeypatch.setenv("TABLETOP_DATA", str(tmp_path / "data"))
+    monkeypatch.setenv("TABLETOP_CONFIG", str(tmp_path / "no-config.toml"))
+    monkeypatch.setattr(table_commands, "_display", lambda: True)
+    monkeypatch.setattr(runner, "prepare_window", lambda config: None)
+    monkeypatch.setitem(sys.modules, "ui.app", types.SimpleNamespace(TableApp=_Window(stop)))
+    assert main(["demo", "--seed", "1", "--players", "3", *argv]) == 130
+    out, errors = capsys.readouterr()
+    assert errors == ""                      # no "tabletop: stopped" after it
+    said = [line for line in out.splitlines() if "stopped" in line.lower()]
+    assert said[-1] == says and len([line for line in said if "Ctrl-C" in line]) == 1
+    assert f"Game 1 is kept in the demo journal, apart from the table's games:\n" \
+           f"  {tmp_path / 'data' / 'demo-journal.db'}\n" in out
+    assert out.count("is kept in the demo journal") == 1
+
+
+def test_ctrl_c_before_the_window_demo_began_says_so_once(tmp_path, monkeypatch, capsys):
+    from tabletop.assembly import runner, table_commands
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setenv("TABLETOP_DATA", str(tmp_path / "data"))
+    monkeypatch.setenv("TABLETOP_CONFIG", str(tmp_path / "no-config.toml"))
+    monkeypatch.setattr(table_commands, "_display", lambda: True)
+    monkeypatch.setattr(runner, "prepare_window", interrupted)
+    assert main(["demo"]) == 130
+    assert capsys.readouterr() == (
+        "Stopped (Ctrl-C) before the game began: nothing was recorded.\n", "")
+    assert not (tmp_path / "data").exists()
+
+
 # --- the board and the colours, without a camera ---------------------------------------------
 
 
