@@ -308,6 +308,9 @@ def _from_json(data: dict[str, Any]) -> Calibration:
         reference=_reference(data.get("reference_png")),
         created=str(data.get("created", ""))[:64],
         k1=_number(lens.get("k1"), "lens.k1", *K1_LIMITS))
+    if not np.isfinite(calibration.undistort(calibration.corners_px)).all():
+        raise _Damaged(f"lens.k1 = {calibration.k1:g} folds the picture over itself before "
+                       f"the corner cells: no calibration measures such a lens")
     _check_covers(calibration)
     return calibration
 
@@ -343,7 +346,10 @@ def distort(pixels: Any, k1: float, image_size: tuple[int, int]) -> np.ndarray:
 
 
 def undistort(pixels: Any, k1: float, image_size: tuple[int, int]) -> np.ndarray:
-    """The inverse of :func:`distort` (Newton's method on the radius: exact to 1e-9 px)."""
+    """The inverse of :func:`distort` (Newton's method on the radius: exact to 1e-9 px).
+
+    A point seen at or beyond :func:`fold_radius` has no ideal pixel: it comes back NaN.
+    """
     pixels = np.asarray(pixels, np.float64)
     if k1 == 0.0:
         return pixels.copy()
@@ -355,7 +361,21 @@ def undistort(pixels: Any, k1: float, image_size: tuple[int, int]) -> np.ndarray
     for _ in range(8):
         ideal -= (ideal * (1 + k1 * ideal ** 2) - seen) / (1 + 3 * k1 * ideal ** 2)
     ratio = np.divide(ideal, seen, out=np.ones_like(seen), where=seen > 0)
+    ratio[seen >= fold_radius(k1)] = np.nan
     return xy * ratio * unit + centre
+
+
+def fold_radius(k1: float) -> float:
+    """The seen radius (image widths) out to which :func:`distort` is one-to-one.
+
+    Under a barrel lens (k1 < 0) the seen radius ``r (1 + k1 r^2)`` stops growing where
+    ``1 + 3 k1 r^2 = 0`` and turns back: the picture folds over itself there, and no point
+    is seen farther out than ``(2/3) / sqrt(-3 k1)``. Other lenses never fold.
+
+    >>> round(fold_radius(-0.6), 3), fold_radius(0.1)
+    (0.497, inf)
+    """
+    return math.inf if k1 >= 0 else (2 / 3) / math.sqrt(-3 * k1)
 
 
 def _apply(matrix: np.ndarray, points: np.ndarray) -> np.ndarray:

@@ -18,7 +18,8 @@ from typing import Any, Mapping, Sequence
 import cv2
 import numpy as np
 
-from calibration.calfile import K1_LIMITS, Calibration, CalibrationError, distort, undistort
+from calibration.calfile import (K1_LIMITS, Calibration, CalibrationError, distort, fold_radius,
+                                undistort)
 from calibration.layout import Layout, layout_for
 from calibration.markers import (ABSENT, EDGE, GLARE, MARKER_IDS, OUTSIDE, UNREADABLE,
                                  MarkerSearch, MissingMarker, explain_missing,
@@ -35,16 +36,21 @@ SCALE = 32.0
 #: units: the cells themselves (half a unit) and a ring of board around them.
 MARGIN = 1.0
 #: The distortions looked for (calfile's k1: radius in image widths). Webcams and the Pi
-#: camera lie within about -0.3..0.2; a wide lens over a large board reaches -0.6 and more
-#: (k1 alone cannot describe a lens much stronger: its picture would fold over at the board's
-#: corners).
+#: camera lie within about -0.3..0.2; a wide lens over a large board reaches -0.6 and more.
 K1_RANGE = K1_LIMITS
+#: k1 alone folds a strong barrel lens's picture over itself (calfile's fold_radius): the
+#: lens found must stay one-to-one out to the farthest point calibration undistorts (the
+#: tapped corners, the markers' corners), that point within FOLD_ROOM of the fold's radius
+#: (a marker seen a little farther out later is still undistorted).
+FOLD_ROOM = 0.95
 #: The lens is first looked for at this many k1 evenly over K1_RANGE; of fits within
 #: K1_SCAN_SLACK (share of the patches' variance left) of the best, the mildest lens.
 K1_SCAN, K1_SCAN_SLACK = 49, 0.01
 #: ... sampling each cell this many times a board unit (the printed lines, band-passed, are
 #: wider than that; a wrong lens is off by many of them).
 SCAN_SAMPLES = 8
+#: A band-passed image this faint (mean square) is blank: no patch explains another.
+BLANK_POWER = 1e-6
 #: At most this many measurements of the cells' shifts, each from the lens the last one
 #: fitted; done once k1 moves less than K1_SETTLED (a start off by a scan step takes 4-5).
 LENS_STEPS, K1_SETTLED = 6, 5e-4
@@ -92,7 +98,7 @@ def calibrate(image: np.ndarray, corners_px: Sequence[Sequence[float]], rules: s
     if search.missing:
         raise CalibrationError(refusal(missing_markers(grey, search, layout, to_pixels)))
     seen = search.found
-    k1 = estimate_k1(grey, corners, layout)
+    k1 = estimate_k1(grey, corners, layout, reach=np.concatenate([corners, *seen.values()]))
     # Markers are measured through the lens-free grid: their corners undistorted first.
     ideal = _ideal(layout.corner_points(), corners, k1, (width, height))
     to_board = np.linalg.inv(ideal)
@@ -196,7 +202,8 @@ def _corner_of(layout: Layout, to_pixels: np.ndarray, quad: np.ndarray) -> int:
     return {(False, False): 0, (True, False): 1, (True, True): 2, (False, True): 3}[(x > 0, y > 0)]
 
 
-def estimate_k1(grey: np.ndarray, corners_px: np.ndarray, layout: Layout) -> float:
+def estimate_k1(grey: np.ndarray, corners_px: np.ndarray, layout: Layout,
+                reach: np.ndarray | None = None) -> float:
     """The lens's radial distortion (calfile's ``k1``) from an image of the empty board.
 
     Every cell is printed alike (outline and neighbours' edges; the label in
@@ -208,15 +215,17 @@ def estimate_k1(grey: np.ndarray, corners_px: np.ndarray, layout: Layout) -> flo
     a wide lens moves the middle of a large board by most of one against the
     corners' straight grid: the search starts from the k1 under which the cells
     look most alike (:func:`_coarse_k1`). The tapped corners only start it:
-    they need not be exact.
+    they need not be exact. ``reach``: the pixels that must be undistorted with
+    the lens found (the corners if not given): no lens that folds before them.
     """
     height, width = grey.shape[:2]
     size = (width, height)
     grey = grey.astype(np.float32)
     # Band-pass: the printed lines and edges, not the light's slow gradients.
     band = cv2.GaussianBlur(grey, (0, 0), 1.5) - cv2.GaussianBlur(grey, (0, 0), 6.0)
+    span = (max(K1_RANGE[0], _k1_floor(corners_px if reach is None else reach, size)), K1_RANGE[1])
     cells = _CellPatches(band, layout, size, LENS_SAMPLES)
-    k1 = _coarse_k1(_CellPatches(band, layout, size, SCAN_SAMPLES), layout, corners_px)
+    k1 = _coarse_k1(_CellPatches(band, layout, size, SCAN_SAMPLES), layout, corners_px, span)
     ideal = _ideal(layout.corner_points(), corners_px, k1, size)
     residual = np.zeros(cells.count)
     for _ in range(LENS_STEPS):
@@ -232,7 +241,7 @@ def estimate_k1(grey: np.ndarray, corners_px: np.ndarray, layout: Layout) -> flo
         def misfit(k: float, seen: np.ndarray = seen) -> float:
             return float((_lattice_fit(cells.centres, seen, k, size)[1] ** 2).mean())
 
-        k1 = _minimise(misfit, *K1_RANGE)
+        k1 = _minimise(misfit, *span)
         matrix, residual = _lattice_fit(cells.centres, seen, k1, size)
         if matrix is None or not np.all(np.isfinite(residual)):
             return 0.0
@@ -267,8 +276,9 @@ class _CellPatches:
                          cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).reshape(count, self.n, self.n)
 
 
-def _coarse_k1(cells: _CellPatches, layout: Layout, corners_px: np.ndarray) -> float:
-    """The k1 of K1_RANGE under which, the corner cells held where they were tapped, the
+def _coarse_k1(cells: _CellPatches, layout: Layout, corners_px: np.ndarray,
+               span: tuple[float, float]) -> float:
+    """The k1 in ``span`` under which, the corner cells held where they were tapped, the
     cells' patches are most alike (the least of their variance the mean patch leaves).
 
     A wrong k1 puts the middle cells' patches off their cells by up to most of a cell,
@@ -276,22 +286,43 @@ def _coarse_k1(cells: _CellPatches, layout: Layout, corners_px: np.ndarray) -> f
     nearly equal fits the mildest lens is taken (a large board's cells all look alike
     one cell over, at a far larger k1).
     """
-    grid = np.linspace(*K1_RANGE, K1_SCAN)
-    costs = []
-    for k in grid:
-        ideal = _ideal(layout.corner_points(), corners_px, float(k), cells.size)
-        patches = cells.sample(ideal, float(k))[:, cells.use]
-        spread = float(((patches - patches.mean(axis=0)) ** 2).mean())
-        costs.append(spread / max(float((patches ** 2).mean()), 1e-6))
-    costs = np.asarray(costs)
-    near = np.flatnonzero(costs <= costs.min() + K1_SCAN_SLACK)
+    grid = np.linspace(*span, K1_SCAN)
+    costs = np.array([_unlikeness(cells, layout, corners_px, float(k)) for k in grid])
+    if not np.isfinite(costs).any():
+        return 0.0
+    near = np.flatnonzero(costs <= np.nanmin(costs) + K1_SCAN_SLACK)
     return float(grid[near[np.argmin(np.abs(grid[near]))]])
+
+
+def _unlikeness(cells: _CellPatches, layout: Layout, corners_px: np.ndarray, k1: float) -> float:
+    """The share of the cells' patches' variance their mean patch leaves, under lens ``k1``."""
+    ideal = _ideal(layout.corner_points(), corners_px, k1, cells.size)
+    patches = cells.sample(ideal, k1)[:, cells.use]
+    spread = float(((patches - patches.mean(axis=0)) ** 2).mean())
+    return spread / max(float((patches ** 2).mean()), BLANK_POWER)
+
+
+def _k1_floor(points: np.ndarray, size: tuple[int, int]) -> float:
+    """The strongest barrel lens (least k1) that is one-to-one beyond every one of ``points``
+    with FOLD_ROOM to spare: :func:`calibration.calfile.fold_radius` turned round.
+
+    >>> floor = _k1_floor(np.array([[1280.0, 480.0]]), (1280, 960))   # 0.5 widths out
+    >>> round(floor, 3), round(fold_radius(floor) * FOLD_ROOM, 3)
+    (-0.535, 0.5)
+    """
+    centre = np.array(size, np.float64) / 2
+    farthest = float(np.linalg.norm(np.asarray(points, np.float64).reshape(-1, 2) - centre,
+                                    axis=1).max()) / size[0]
+    return -(4 / 27) * (FOLD_ROOM / max(farthest, 1e-6)) ** 2
 
 
 def _lattice_fit(centres: np.ndarray, seen: np.ndarray, k1: float,
                  size: tuple[int, int]) -> tuple[np.ndarray | None, np.ndarray]:
     """The homography best fitting the cells' undistorted pixels, and each cell's miss (px)."""
-    matrix, _ = cv2.findHomography(centres, undistort(seen, k1, size), 0)
+    ideal = undistort(seen, k1, size)
+    if not np.isfinite(ideal).all():        # (a cell where the lens k1 folds)
+        return None, np.full(len(centres), np.inf)
+    matrix, _ = cv2.findHomography(centres, ideal, 0)
     if matrix is None:
         return None, np.full(len(centres), np.inf)
     return matrix, np.linalg.norm(distort(project(matrix, centres), k1, size) - seen, axis=1)

@@ -102,7 +102,7 @@ class PoseTracker:
 
     def update(self, image: np.ndarray) -> Pose | None:
         """The pose for this frame, grey or BGR (None until the markers have been seen once)."""
-        known = self._detect(image)
+        known = self._placeable(self._detect(image))
         if not known:
             self._measured = None
             return None if self.matrix is None else Pose(self.matrix, 0, "held")
@@ -120,6 +120,14 @@ class PoseTracker:
         if len(known) >= FULL_POSE and state == "tracking":
             self._full = self._ideal
         return Pose(self.matrix, len(known), state)
+
+    def _placeable(self, known: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
+        """``known`` less any marker seen where the lens folds the picture over itself (a board
+        knocked far into a wide lens's corner): no pose can be fitted to its corners."""
+        if self.calibration.k1 >= 0:
+            return known
+        return {i: corners for i, corners in known.items()
+                if np.isfinite(self.calibration.undistort(corners)).all()}
 
     def _measure(self, known: dict[int, np.ndarray]) -> np.ndarray | None:
         """The grid's corners (ideal pixels) from these markers' pixel corners."""

@@ -80,6 +80,20 @@ def test_a_damaged_field_is_refused_on_load_naming_it(real, tmp_path, name):
     assert named in str(refused.value) and str(target) in str(refused.value)
 
 
+def test_a_lens_that_folds_before_the_corner_cells_is_refused(real, tmp_path):
+    # Within the loader's k1 range, but this strong a barrel lens would show the picture's
+    # far corners folded back over itself: the corner cells there could not be undistorted.
+    path, data, image = real
+    damaged = copy.deepcopy(data)
+    damaged["lens"] = {**data["lens"], "k1": -0.8}
+    damaged["corners_px"] = [[20, 20], [1260, 20], [1260, 940], [20, 940]]
+    target = tmp_path / "calibration.json"
+    target.write_text(json.dumps(damaged))
+    with pytest.raises(CalibrationError) as refused:
+        first_frame(target, image)
+    assert "lens.k1" in str(refused.value) and "folds" in str(refused.value)
+
+
 def test_the_real_file_still_loads_and_reads_a_frame(real):
     path, _, image = real
     first_frame(path, image)

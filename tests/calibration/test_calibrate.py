@@ -16,7 +16,9 @@ import json
 import numpy as np
 import pytest
 
-from calibration.calfile import FORMAT, VERSION, CalibrationError, load_calibration
+from calibration.calfile import (FORMAT, VERSION, CalibrationError, distort, fold_radius,
+                                 load_calibration, undistort)
+from calibration.pose import PoseTracker
 from calibration.calibrate import calibrate, estimate_k1, parse_corners
 from calibration.warp import homography, project
 from calibration.markers import MARKER_IDS
@@ -99,6 +101,30 @@ def test_a_wide_lens_is_measured_too(rules, options, k1, tmp_path):
     assert error.max() <= 1.5, f"worst {worst}: {error.max():.2f} px"
     # ... and its file loads again with that lens (the loader refused k1 below -0.5).
     assert load_calibration(calibration.save(tmp_path / "wide.json")).k1 == calibration.k1
+
+
+def test_a_lens_undistorts_only_what_it_can_show():
+    # k1 alone folds a strong barrel lens's picture over itself: nothing is seen beyond the
+    # fold's radius, and a point there has no ideal pixel (it came back far off, silently).
+    size, k1 = (1280, 960), -0.6
+    edge = fold_radius(k1) * size[0]
+    inside = np.array([[640 + 0.95 * edge, 480.0], [640.0, 480 - 0.5 * edge], [640.0, 480.0]])
+    assert distort(undistort(inside, k1, size), k1, size) == pytest.approx(inside, abs=1e-6)
+    assert np.isnan(undistort(np.array([[640 + 1.01 * edge, 480.0]]), k1, size)).all()
+    assert np.isfinite(undistort(np.array([[1280.0, 960.0]]), 0.2, size)).all()
+
+
+def test_a_marker_seen_where_the_lens_folds_is_left_out_of_the_pose(tmp_path):
+    # A board knocked far into a wide lens's corner: that marker's corners cannot be
+    # undistorted, so the pose comes from the others (it was fitted to far-off points).
+    table = make_table("megacquire-gold", seed=5, options={"hex_offset": "odd-r"}, k1=-0.45)
+    empty = render_empty(table, np.random.default_rng(0))
+    calibration = calibrate(empty.image, empty.truth.corners, table.rules, {"hex_offset": "odd-r"})
+    assert calibration.k1 < -0.5
+    tracker = PoseTracker(calibration)
+    near = {0: np.array([[600.0, 440], [640, 440], [640, 480], [600, 480]])}
+    far = {1: near[0] + [1.1 * fold_radius(calibration.k1) * 1280, 0]}
+    assert list(tracker._placeable({**near, **far})) == [0]
 
 
 @pytest.mark.parametrize("k1", [-0.08, 0.0, 0.1])
