@@ -17,7 +17,10 @@ every other burnt-out cell stays uncertain (a light tile printed like the board
 burns out as the board does, and vanishes). Cues no light gives a bare cell say
 tile whatever the glare: edges stronger than the empty cell's in a colour far
 off the board's, or edges reversed against the board's print (a light tile's
-outline on a dark print). Everything else burnt out stays uncertain.
+outline on a dark print). Everything else burnt out stays uncertain. A cell in
+the board's colour whose edges lie far below the frame's bare cells, in a frame
+where those hardly scatter, holds a tile printed like the board (its own label):
+a little below them it is only doubted.
 
 It also samples the printed borders between cells, which tell a tile (the
 border shows beside its edge) from a hand or a sleeve (it hides them).
@@ -47,6 +50,18 @@ DOUBT_LOSS, DOUBT_ENERGY, DOUBT_CHROMA = 0.05, 1.2, 5.0
 #: too: in a sharp, clean frame every bare cell matches the empty board almost exactly, and
 #: a tile printed like the board (a paler or thinner label, the same colour) stands out so.
 OUTLIER_LOSS, OUTLIER, OUTLIER_FLOOR = 0.03, 10.0, 0.002
+#: A cell in the board's colour that lost this much correlation and lies LABEL_OUTLIER times
+#: the bare cells' scatter below them, in the middle of the cell (where its label is) as well
+#: as over the whole, holds a tile printed like the board: its own label's print differs from
+#: the board's by far more than blur or noise move any bare cell of that frame. A neighbour's
+#: drop shadow only reaches a cell's rim, and a glare spot's rim is never far from cells it
+#: burns out (``Cues.glare_near``): neither is taken for one. Chosen on the training and
+#: tuning worlds.
+LABEL_LOSS, LABEL_OUTLIER, LABEL_INNER_OUTLIER = 0.10, 30.0, 20.0
+#: A cell partly burnt out, or this much brighter than the light around it, is under a glare
+#: spot (no tile printed like the board is: they lie within about 0.12), and the spot's rim
+#: reaches the cells beside it.
+GLARE_BRIGHTNESS = 0.2
 #: Colour this close to the empty cell's (chroma shift, brightness ratio) is the board's.
 BOARD_CHROMA, BOARD_BRIGHTNESS = 4.0, 0.08
 #: Between the two, a chroma shift (Lab units) or a brightness change this large says tile.
@@ -104,6 +119,8 @@ class Cues:
     brightness: np.ndarray      # brightness change, light removed
     burnt: np.ndarray           # share of the cell's samples burnt out (glare)
     blurred: np.ndarray         # in a blurrier region, matching the empty board blurred as it is
+    inner: np.ndarray | None = None       # edge correlation in the cell's middle (its label's)
+    glare_near: np.ndarray | None = None  # some cell within reach (or this one) under glare
 
 
 @dataclass(frozen=True)
@@ -128,10 +145,15 @@ def decide(cues: Cues) -> Verdicts:
     # A cell a little off the empty board's edges whose light, colour or edge strength
     # moved too, or far off the frame's bare cells in a frame where they hardly scatter,
     # may be a low-contrast tile: not sure enough to call it empty.
+    bare = board_colour & (energy > 1 / EDGE_ENERGY) & (energy < EDGE_ENERGY)
     doubtful = (loss > DOUBT_LOSS) & ((np.abs(brightness) > BOARD_BRIGHTNESS) |
                                       (energy > DOUBT_ENERGY) | (chroma > DOUBT_CHROMA)) | \
-        (loss > OUTLIER_LOSS) & _outlying(cues.structure, board_colour & (energy > 1 / EDGE_ENERGY) &
-                                          (energy < EDGE_ENERGY))
+        (loss > OUTLIER_LOSS) & _outlying(cues.structure, bare)
+    # Far enough off them, label and all, in the board's colour and no glare near: no doubt.
+    if cues.inner is not None and cues.glare_near is not None:
+        tile |= board_colour & ~cues.glare_near & (loss > LABEL_LOSS) & \
+            _outlying(cues.structure, bare, LABEL_OUTLIER) & \
+            _outlying(cues.inner, bare, LABEL_INNER_OUTLIER)
     empty = (loss < EMPTY_LOSS) & (energy < EDGE_ENERGY) & ~doubtful
     # Glare burns the print out: such a cell cannot be read either way. Where only
     # part of it is burnt out, the lost print may explain the difference: only a
@@ -163,15 +185,15 @@ def decide(cues: Cues) -> Verdicts:
     return Verdicts(tile, empty, cause.astype(np.int8))
 
 
-def _outlying(structure: np.ndarray, bare: np.ndarray) -> np.ndarray:
-    """Cells whose edge correlation falls below the typical ``bare`` cell's by OUTLIER times
+def _outlying(structure: np.ndarray, bare: np.ndarray, factor: float = OUTLIER) -> np.ndarray:
+    """Cells whose edge correlation falls below the typical ``bare`` cell's by ``factor`` times
     their scatter (median and median absolute deviation: the tiles among them are a minority)."""
     if bare.sum() < 10:
         return np.zeros(len(structure), bool)
     values = structure[bare]
     middle = float(np.median(values))
     scatter = 1.4826 * float(np.median(np.abs(values - middle)))
-    return middle - structure > OUTLIER * max(scatter, OUTLIER_FLOOR)
+    return middle - structure > factor * max(scatter, OUTLIER_FLOOR)
 
 
 # --- the printed borders between cells ---------------------------------------------------

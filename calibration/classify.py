@@ -48,6 +48,7 @@ from calibration.cellcues import (  # noqa: F401  (the verdicts' thresholds, nam
     BOARD_CHROMA,
     EMPTY_LOSS,
     GAP_FLOOR,
+    GLARE_BRIGHTNESS,
     PARTLY_SATURATED,
     SATURATED,
     TILE_LOSS,
@@ -60,6 +61,8 @@ from tabletop.messages import Message
 
 #: Radius (board units) of the disc sampled in each cell: inside the cell's outline.
 SAMPLE_RADIUS = 0.40
+#: ... and of its middle, where a tile's label lies: a neighbour's shadow never reaches it.
+INNER_RADIUS = 0.28
 #: Every STRIDE-th pixel each way is sampled: a quarter of the work, the same verdicts.
 STRIDE = 2
 #: Colour is averaged over whole cells: it is read from the frame shrunk this many times.
@@ -145,6 +148,7 @@ class TileClassifier:
         height, width = reference.shape[:2]
         self._cells = _cell_samples(calibration, width, height)
         self._trend = _trend_basis(calibration)
+        self._inner = _inner_columns(calibration)
         self._colour_cells = _cell_samples(calibration, width // COLOUR_SHRINK,
                                            height // COLOUR_SHRINK, COLOUR_SHRINK, 1)
         labels, self._ring_blocks = _ring_blocks(calibration, width, height)
@@ -277,7 +281,11 @@ class TileClassifier:
             regional = np.minimum(np.median(stack[:, bare], axis=1), TYPICAL_CAP)
             cells = np.arange(len(structure))
             blurred = (focus > chosen) & (regional[focus] - stack[focus, cells] < TILE_LOSS)
-        self.last_cues = Cues(loss, structure, energy, chroma, brightness, burnt, blurred)
+        inner = _correlation(current[:, self._inner], ref_grads[chosen][:, self._inner])
+        glare = (burnt > 0) | (brightness > GLARE_BRIGHTNESS)
+        glare_near = (glare.astype(np.float32) @ self._region) > 0
+        self.last_cues = Cues(loss, structure, energy, chroma, brightness, burnt, blurred,
+                              inner, glare_near)
         verdicts = self.last_verdicts = decide(self.last_cues)
         tile_like, empty_like = verdicts.tile, verdicts.empty
         hidden = self._hidden_borders(grey, gx, gy, focus, ref_gap)
@@ -443,6 +451,25 @@ def _cell_samples(calibration: Calibration, width: int, height: int, shrink: int
     xs = np.clip(points[..., 0], 0, width - 1)
     ys = np.clip(points[..., 1], 0, height - 1)
     return ys * width + xs
+
+
+def _inner_columns(calibration: Calibration) -> np.ndarray:
+    """Which of a cell's gradient values (:func:`_gradients`: x then y at every sample) lie
+    within INNER_RADIUS of its centre."""
+    scale = calibration.scale
+    radius = SAMPLE_RADIUS * scale
+    span = np.arange(-int(radius), int(radius) + 1, STRIDE)
+    dx, dy = np.meshgrid(span, span)
+    inside = dx ** 2 + dy ** 2 <= radius ** 2
+    inner = np.hypot(dx[inside], dy[inside]) < INNER_RADIUS * scale
+    return np.concatenate([inner, inner])
+
+
+def _correlation(current: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """Each row's normalised correlation of two gradient arrays (norms floored as :func:`_norm`)."""
+    values = current.shape[1]
+    return np.einsum("ij,ij->i", current, reference) / (
+        _norm(_power(current), values) * _norm(_power(reference), values))
 
 
 def _trend_basis(calibration: Calibration) -> np.ndarray:
