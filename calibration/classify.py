@@ -282,10 +282,8 @@ class TileClassifier:
             cells = np.arange(len(structure))
             blurred = (focus > chosen) & (regional[focus] - stack[focus, cells] < TILE_LOSS)
         inner = _correlation(current[:, self._inner], ref_grads[chosen][:, self._inner])
-        glare = (burnt > 0) | (brightness > GLARE_BRIGHTNESS)
-        glare_near = (glare.astype(np.float32) @ self._region) > 0
         self.last_cues = Cues(loss, structure, energy, chroma, brightness, burnt, blurred,
-                              inner, glare_near)
+                              inner, self._glare_near(burnt, brightness, ring_gain / gain))
         verdicts = self.last_verdicts = decide(self.last_cues)
         tile_like, empty_like = verdicts.tile, verdicts.empty
         hidden = self._hidden_borders(grey, gx, gy, focus, ref_gap)
@@ -331,6 +329,15 @@ class TileClassifier:
         blurrier = (best - regional[chosen] > REGION_GAIN) & (counts > 0.2)
         sharpest = np.argmax(regional >= best - REGION_SLACK, axis=0)
         return np.where(blurrier, np.maximum(sharpest, chosen), chosen)
+
+    def _glare_near(self, burnt: np.ndarray, brightness: np.ndarray,
+                    ring_light: np.ndarray) -> np.ndarray:
+        """Per cell, whether it or a cell or ring block within LIGHT_RADIUS is under glare:
+        partly burnt out, or GLARE_BRIGHTNESS brighter than the light around it (a ring
+        block: than the board's). A glare spot's rim reaches past what it lights."""
+        lit = (burnt > 0) | (brightness > GLARE_BRIGHTNESS)
+        ring_lit = ring_light > 1 + GLARE_BRIGHTNESS
+        return lit | (self._near @ np.concatenate([lit, ring_lit]).astype(np.float64) > 0)
 
     def _hidden_borders(self, grey: np.ndarray, gx: np.ndarray, gy: np.ndarray,
                         focus: np.ndarray, ref_gap: np.ndarray) -> int:
@@ -441,11 +448,7 @@ def _cell_samples(calibration: Calibration, width: int, height: int, shrink: int
                   stride: int = STRIDE) -> np.ndarray:
     """(cells, points) flat pixel indices of a disc inside every cell (of an image ``shrink`` times smaller)."""
     scale = calibration.scale / shrink
-    radius = SAMPLE_RADIUS * scale
-    span = np.arange(-int(radius), int(radius) + 1, stride)
-    dx, dy = np.meshgrid(span, span)
-    inside = dx ** 2 + dy ** 2 <= radius ** 2
-    offsets = np.stack([dx[inside], dy[inside]], axis=1)
+    offsets = _disc(scale, stride)
     centres = (calibration.layout.centres - np.asarray(calibration.origin)) * scale
     points = np.rint(centres[:, None, :] + offsets[None, :, :]).astype(np.int64)
     xs = np.clip(points[..., 0], 0, width - 1)
@@ -453,15 +456,21 @@ def _cell_samples(calibration: Calibration, width: int, height: int, shrink: int
     return ys * width + xs
 
 
+def _disc(scale: float, stride: int) -> np.ndarray:
+    """(points, 2) pixel offsets, every ``stride``-th, within SAMPLE_RADIUS of a cell's centre,
+    a cell being ``scale`` pixels: one order for every cell's samples and their measures."""
+    radius = SAMPLE_RADIUS * scale
+    span = np.arange(-int(radius), int(radius) + 1, stride)
+    dx, dy = np.meshgrid(span, span)
+    inside = dx ** 2 + dy ** 2 <= radius ** 2
+    return np.stack([dx[inside], dy[inside]], axis=1)
+
+
 def _inner_columns(calibration: Calibration) -> np.ndarray:
     """Which of a cell's gradient values (:func:`_gradients`: x then y at every sample) lie
     within INNER_RADIUS of its centre."""
-    scale = calibration.scale
-    radius = SAMPLE_RADIUS * scale
-    span = np.arange(-int(radius), int(radius) + 1, STRIDE)
-    dx, dy = np.meshgrid(span, span)
-    inside = dx ** 2 + dy ** 2 <= radius ** 2
-    inner = np.hypot(dx[inside], dy[inside]) < INNER_RADIUS * scale
+    offsets = _disc(calibration.scale, STRIDE)
+    inner = np.hypot(offsets[:, 0], offsets[:, 1]) < INNER_RADIUS * calibration.scale
     return np.concatenate([inner, inner])
 
 
@@ -474,12 +483,9 @@ def _correlation(current: np.ndarray, reference: np.ndarray) -> np.ndarray:
 
 def _trend_basis(calibration: Calibration) -> np.ndarray:
     """(points, 3) orthonormal 1, x, y over a cell's samples: the gradient of light that varies smoothly."""
-    scale = calibration.scale
-    radius = SAMPLE_RADIUS * scale
-    span = np.arange(-int(radius), int(radius) + 1, STRIDE)
-    dx, dy = np.meshgrid(span, span)
-    inside = dx ** 2 + dy ** 2 <= radius ** 2
-    x, y = dx[inside] / radius, dy[inside] / radius
+    radius = SAMPLE_RADIUS * calibration.scale
+    offsets = _disc(calibration.scale, STRIDE)
+    x, y = offsets[:, 0] / radius, offsets[:, 1] / radius
     basis = np.stack([np.ones_like(x), x, y, x * x, x * y, y * y], axis=1).astype(np.float64)
     q, _ = np.linalg.qr(basis)
     return q.astype(np.float32)

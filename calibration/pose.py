@@ -122,12 +122,12 @@ class PoseTracker:
         return Pose(self.matrix, len(known), state)
 
     def _placeable(self, known: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
-        """``known`` less any marker seen where the lens folds the picture over itself (a board
-        knocked far into a wide lens's corner): no pose can be fitted to its corners."""
+        """``known`` less any marker seen at or near where the lens folds the picture over
+        itself (a board knocked far into a wide lens's corner): its corners cannot be
+        undistorted, or only with their error magnified many times."""
         if self.calibration.k1 >= 0:
             return known
-        return {i: corners for i, corners in known.items()
-                if np.isfinite(self.calibration.undistort(corners)).all()}
+        return {i: corners for i, corners in known.items() if self.calibration.within_lens(corners)}
 
     def _measure(self, known: dict[int, np.ndarray]) -> np.ndarray | None:
         """The grid's corners (ideal pixels) from these markers' pixel corners."""

@@ -18,7 +18,6 @@ import pytest
 
 from calibration.calfile import (FORMAT, VERSION, CalibrationError, distort, fold_radius,
                                  load_calibration, undistort)
-from calibration.pose import PoseTracker
 from calibration.calibrate import calibrate, estimate_k1, parse_corners
 from calibration.warp import homography, project
 from calibration.markers import MARKER_IDS
@@ -114,17 +113,19 @@ def test_a_lens_undistorts_only_what_it_can_show():
     assert np.isfinite(undistort(np.array([[1280.0, 960.0]]), 0.2, size)).all()
 
 
-def test_a_marker_seen_where_the_lens_folds_is_left_out_of_the_pose(tmp_path):
+def test_a_marker_seen_near_where_the_lens_folds_is_outside_it():
     # A board knocked far into a wide lens's corner: that marker's corners cannot be
-    # undistorted, so the pose comes from the others (it was fitted to far-off points).
+    # undistorted, or only with their error magnified many times; the pose tracker leaves
+    # out a marker outside the lens (it used to fit the pose to far-off points).
     table = make_table("megacquire-gold", seed=5, options={"hex_offset": "odd-r"}, k1=-0.45)
     empty = render_empty(table, np.random.default_rng(0))
     calibration = calibrate(empty.image, empty.truth.corners, table.rules, {"hex_offset": "odd-r"})
     assert calibration.k1 < -0.5
-    tracker = PoseTracker(calibration)
-    near = {0: np.array([[600.0, 440], [640, 440], [640, 480], [600, 480]])}
-    far = {1: near[0] + [1.1 * fold_radius(calibration.k1) * 1280, 0]}
-    assert list(tracker._placeable({**near, **far})) == [0]
+    near = np.array([[600.0, 440], [640, 440], [640, 480], [600, 480]])
+    assert calibration.within_lens(near)
+    edge = fold_radius(calibration.k1) * 1280
+    assert not calibration.within_lens(near + [0.99 * edge, 0])     # nearly folded: ill-posed
+    assert not calibration.within_lens(near + [1.1 * edge, 0])      # folded: no ideal pixel
 
 
 @pytest.mark.parametrize("k1", [-0.08, 0.0, 0.1])
