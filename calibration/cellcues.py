@@ -131,6 +131,8 @@ class Verdicts:
     tile: np.ndarray
     empty: np.ndarray
     cause: np.ndarray
+    #: the tiles only the board-printed tile rule read (:func:`_printed_like_board`)
+    printed: np.ndarray | None = None
 
 
 def decide(cues: Cues) -> Verdicts:
@@ -150,11 +152,8 @@ def decide(cues: Cues) -> Verdicts:
     doubtful = (loss > DOUBT_LOSS) & ((np.abs(brightness) > BOARD_BRIGHTNESS) |
                                       (energy > DOUBT_ENERGY) | (chroma > DOUBT_CHROMA)) | \
         (loss > OUTLIER_LOSS) & _outlying(cues.structure, bare)
-    # Far enough off them, label and all, in the board's colour and no glare near: no doubt.
-    if cues.inner is not None and cues.glare_near is not None:
-        tile |= board_colour & ~cues.glare_near & (loss > LABEL_LOSS) & \
-            _outlying(cues.structure, bare, LABEL_OUTLIER) & \
-            _outlying(cues.inner, bare, LABEL_INNER_OUTLIER)
+    printed = _printed_like_board(cues, board_colour, bare) & ~tile
+    tile |= printed
     empty = (loss < EMPTY_LOSS) & (energy < EDGE_ENERGY) & ~doubtful
     # Glare burns the print out: such a cell cannot be read either way. Where only
     # part of it is burnt out, the lost print may explain the difference: only a
@@ -183,7 +182,18 @@ def decide(cues: Cues) -> Verdicts:
     # (burnt out in a frame overexposed as a whole is no glare: a light tile vanishes there)
     cause = np.select([tile | empty, (saturated | partly) & washed, saturated, partly, guarded,
                        doubtful, loss < EMPTY_LOSS], [0, 7, 1, 2, 6, 3, 5], 4)
-    return Verdicts(tile, empty, cause.astype(np.int8))
+    return Verdicts(tile, empty, cause.astype(np.int8), printed & tile)
+
+
+def _printed_like_board(cues: Cues, board_colour: np.ndarray, bare: np.ndarray) -> np.ndarray:
+    """Cells far enough off the frame's ``bare`` cells, label and all, in the board's colour
+    and with no glare near, to be a tile printed like the board (LABEL_LOSS, LABEL_OUTLIER,
+    LABEL_INNER_OUTLIER), not a doubt; none without the middle's and the glare's measures."""
+    if cues.inner is None or cues.glare_near is None:
+        return np.zeros(len(cues.loss), bool)
+    return board_colour & ~cues.glare_near & (cues.loss > LABEL_LOSS) & \
+        _outlying(cues.structure, bare, LABEL_OUTLIER) & \
+        _outlying(cues.inner, bare, LABEL_INNER_OUTLIER)
 
 
 def _outlying(structure: np.ndarray, bare: np.ndarray, factor: float = OUTLIER) -> np.ndarray:

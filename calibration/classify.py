@@ -289,9 +289,10 @@ class TileClassifier:
         hidden = self._hidden_borders(grey, gx, gy, focus, ref_gap)
         if self.cells is not None:
             from calibration.learned import Measures
+            # (trained with such tiles doubted, it gets them doubted: its own bar to meet)
             tile_like, empty_like = self.cells.decide(
                 Measures(grey, chosen, structure, loss, energy, chroma, brightness, light, burnt,
-                         focus > chosen, best), tile_like, empty_like)
+                         focus > chosen, best), tile_like & ~verdicts.printed, empty_like)
         occupied = np.flatnonzero(tile_like)
         uncertain = np.flatnonzero(~tile_like & ~empty_like)
         clear = ring_unlike == 0 and hidden < HIDDEN_BORDERS
