@@ -2,6 +2,7 @@
 repository whose Python, venv and dpkg are stand-ins that log what they were asked: what
 the scripts decide (refuse, install, skip the install, pass arguments on) is checked
 without pip or apt-get ever running."""
+import contextlib
 import fcntl
 import hashlib
 import os
@@ -175,14 +176,21 @@ def wait_for(condition, what: str, seconds: float = 30) -> None:
         time.sleep(0.02)
 
 
+@contextlib.contextmanager
+def installing_elsewhere(repo: Path):
+    """The install lock held, as ./scripts/test (this process) would while installing."""
+    lock = repo / ".venv.lock"
+    with open(lock, "a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        lock.write_text(f"{os.getpid()}\t./scripts/test\ttabletop into {repo}/.venv\n")
+        yield held
+
+
 def test_a_run_waits_for_an_install_under_way_and_says_so(copy, tmp_path):
     """.venv is up to date, but another run holds the lock (its pip is writing into .venv):
     the demo waits, saying for which process, and starts once the lock is let go."""
     fake_venv(copy, tmp_path / "calls.log", ["vision"])
-    lock = copy / ".venv.lock"
-    with open(lock, "a") as held:
-        fcntl.flock(held, fcntl.LOCK_EX)
-        lock.write_text(f"{os.getpid()}\t./scripts/test\ttabletop into {copy}/.venv\n")
+    with installing_elsewhere(copy) as held:
         demo = start(copy, "demo", "--headless")
         try:
             said = demo.stderr.readline()
@@ -202,18 +210,16 @@ def test_a_run_that_waited_installs_if_the_install_it_waited_for_failed(copy, tm
     """.venv was up to date when the demo looked, but another run held the lock: that run
     made .venv again and its pip failed (no stamp). Once the lock is let go the demo looks
     again and installs, instead of starting tabletop from a .venv without it."""
-    log, lock = tmp_path / "calls.log", copy / ".venv.lock"
+    log = tmp_path / "calls.log"
     fake_venv(copy, log, ["vision"])
-    with open(lock, "a") as held:
-        fcntl.flock(held, fcntl.LOCK_EX)
-        lock.write_text(f"{os.getpid()}\t./scripts/test\ttabletop into {copy}/.venv\n")
+    with installing_elsewhere(copy) as held:
         demo = start(copy, "demo", "--headless")
         try:
             said = demo.stderr.readline()
             assert said.startswith("tabletop: waiting for ./scripts/test"), said
             shutil.rmtree(copy / ".venv")
             fake_venv(copy, log, [])       # made again, then its pip failed: stamped for none
-            lock.write_text("")
+            (copy / ".venv.lock").write_text("")
         finally:
             fcntl.flock(held, fcntl.LOCK_UN)
         _, rest = demo.communicate(timeout=60)
