@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import time
 from pathlib import Path
@@ -25,7 +26,8 @@ def register(commands: Any) -> None:
     markers = commands.add_parser("markers", help="write a printable sheet of the four board markers")
     markers.add_argument("--out", required=True, metavar="FILE",
                          help="markers.png, markers.svg or markers: markers.png and markers.svg "
-                              "are both written (a folder: FOLDER/markers.png and .svg)")
+                              "are both written (a folder, or a name ending in / for a new "
+                              "one: FOLDER/markers.png and .svg)")
     markers.add_argument("--size-mm", type=float, default=40.0, help="printed side of a marker")
     markers.set_defaults(run=_markers)
 
@@ -139,6 +141,14 @@ def _markers(args: argparse.Namespace) -> int:
     from calibration.markers import instructions, write_sheet
 
     out = Path(args.out)
+    if str(args.out).endswith(("/", os.sep)) and not out.is_dir():
+        # (a trailing slash names a folder: Path drops it, which wrote FOLDER.png beside it)
+        try:
+            out.mkdir(parents=True)
+        except OSError as error:
+            print(f"tabletop: cannot make the folder {out}: {error.strerror}; nothing was "
+                  f"written", file=sys.stderr)
+            return EXIT_BAD
     if out.is_dir():
         out = out / "markers.png"
     elif out.suffix.lower() not in ("", ".png", ".svg"):

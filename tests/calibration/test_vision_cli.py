@@ -286,6 +286,14 @@ def test_markers_into_a_folder_or_under_a_bare_name_says_what_it_wrote(capsys, t
         "markers.png", "markers.svg", "sheet.png", "sheet.svg"]
 
 
+def test_markers_into_a_new_folder_named_with_a_slash_makes_it(capsys, tmp_path):
+    # (it wrote FOLDER.png and FOLDER.svg beside the folder it was asked for)
+    status, out, _ = run(capsys, "markers", "--out", f"{tmp_path / 'sheets'}/")
+    assert status == 0 and out.startswith(f"wrote {tmp_path / 'sheets' / 'markers.png'} (")
+    assert sorted(p.name for p in (tmp_path / "sheets").iterdir()) == ["markers.png", "markers.svg"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sheets"]
+
+
 def test_calibrate_checks_the_image_before_opencv_reads_it(tmp_path):
     corners = ["--corners", "10,10 90,10 90,60 10,60", "--out", tmp_path / "t.json"]
     missing = tabletop("calibrate", "--image", tmp_path / "nowhere.png", *corners)
