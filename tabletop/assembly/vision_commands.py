@@ -31,8 +31,12 @@ def register(commands: Any) -> None:
     markers.add_argument("--size-mm", type=float, default=40.0, help="printed side of a marker")
     markers.set_defaults(run=_markers)
 
-    calibrate = commands.add_parser("calibrate", help="calibrate the camera to the empty board",
-                                    formatter_class=_CalibrateHelp)
+    calibrate = commands.add_parser(
+        "calibrate", help="calibrate the camera to the empty board", formatter_class=_CalibrateHelp,
+        description="Calibrates the camera to the empty board from a picture of it taken by that "
+                    "camera at the size of its frames, the four markers in view. On the table, "
+                    "`tabletop run` shows the camera's picture on its calibration screen instead, "
+                    "where the four corner cells are tapped.")
     calibrate.add_argument("--rules", default="acquire",
                            help="the rule set whose board is on the table (default: acquire; "
                                 "`tabletop rules` lists them)")
