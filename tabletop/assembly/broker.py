@@ -44,6 +44,7 @@ class TableLink:
         self._state: LiveState | None = None
         self._stop = threading.Event()
         self._send_lock = threading.Lock()
+        self._answer_lock = threading.Lock()    # an answer settled and its state published
         # The link first: without paho-mqtt it refuses, and no outbox is left open.
         self.link = Link(self.address, f"tabletop-{topic_name(tournament)}-{topic_name(table)}",
                          out, subscriptions=[(ack_topic(tournament, table), 1)],
@@ -61,7 +62,10 @@ class TableLink:
         self._resender.start()
 
     def stop(self) -> None:
-        self._stop.set()
+        # An answer being taken publishes its state first: a table stopped just as the
+        # director answered its last slip left "1 slip not yet delivered" retained.
+        with self._answer_lock:
+            self._stop.set()
         self.link.stop()
         if self._resender.is_alive():
             self._resender.join(timeout=5)
@@ -131,6 +135,12 @@ class TableLink:
             answer = Answer.from_bytes(payload)
         except ValueError:
             return
+        with self._answer_lock:
+            if self._stop.is_set():     # (stopping: the slip stays kept, is sent again, and
+                return                  # the director, which takes each slip once, answers again)
+            self._settle(answer)
+
+    def _settle(self, answer: Answer) -> None:
         if self.outbox.settle(answer.slip, answer.outcome, answer.reason):
             if answer.outcome == "refused":
                 self.out(f"tournament: the director refused slip {answer.slip}: {answer.reason}")

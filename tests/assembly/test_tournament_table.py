@@ -156,12 +156,22 @@ def assert_one_verified_slip(venue: Venue, key, game_id: int) -> None:
     assert verify(slip, key.public, Seat(1, "1", NAME)).valid
 
 
+class SlowToSay(list):
+    """The table's lines, said slowly after the director's answer: the table is stopped while
+    it is still taking the answer (its retained state once stayed "1 slip not yet delivered")."""
+
+    def append(self, line: str) -> None:
+        super().append(line)
+        if line.startswith("tournament: the director has slip"):
+            time.sleep(0.5)
+
+
 def test_the_table_hands_its_signed_slip_to_the_director_once(tmp_path, venue):
     venue.broker.start()
     key = venue.register(tmp_path / "table")
     players = venue.seat()
     venue.listen()
-    lines: list[str] = []
+    lines: list[str] = SlowToSay()
     runner = runner_of(write_config(tmp_path, players, f'name = "{NAME}"\ntable = "1"\n'
                                     f'broker = "{venue.broker.address}"\nround = 1'), lines)
     try:
