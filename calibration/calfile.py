@@ -103,9 +103,7 @@ class Calibration:
 
     def within_lens(self, pixels: np.ndarray) -> bool:
         """Whether every seen pixel ``(..., 2)`` lies within FOLD_ROOM of the lens's fold."""
-        centre = np.array(self.image_size, np.float64) / 2
-        seen = np.linalg.norm(np.asarray(pixels, np.float64).reshape(-1, 2) - centre, axis=1)
-        return bool((seen / self.image_size[0] <= FOLD_ROOM * fold_radius(self.k1)).all())
+        return bool((seen_radius(pixels, self.image_size) <= FOLD_ROOM * fold_radius(self.k1)).all())
 
     def ideal_matrix(self, to_pixels: np.ndarray) -> np.ndarray:
         """The board-to-ideal-pixels homography a pose matrix stands for.
@@ -372,6 +370,13 @@ def undistort(pixels: Any, k1: float, image_size: tuple[int, int]) -> np.ndarray
     ratio = np.divide(ideal, seen, out=np.ones_like(seen), where=seen > 0)
     ratio[seen >= fold_radius(k1)] = np.nan
     return xy * ratio * unit + centre
+
+
+def seen_radius(pixels: Any, image_size: tuple[int, int]) -> np.ndarray:
+    """Each pixel's ``(..., 2)`` distance from the image centre, in image widths (the radius
+    :func:`distort` and :func:`fold_radius` measure)."""
+    centre = np.array(image_size, np.float64) / 2
+    return np.linalg.norm(np.asarray(pixels, np.float64).reshape(-1, 2) - centre, axis=1) / image_size[0]
 
 
 def fold_radius(k1: float) -> float:

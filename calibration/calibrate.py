@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from calibration.calfile import (FOLD_ROOM, K1_LIMITS, Calibration, CalibrationError, distort,
-                                fold_radius, undistort)
+                                fold_radius, seen_radius, undistort)
 from calibration.layout import Layout, layout_for
 from calibration.markers import (ABSENT, EDGE, GLARE, MARKER_IDS, OUTSIDE, UNREADABLE,
                                  MarkerSearch, MissingMarker, explain_missing,
@@ -38,9 +38,6 @@ MARGIN = 1.0
 #: The distortions looked for (calfile's k1: radius in image widths). Webcams and the Pi
 #: camera lie within about -0.3..0.2; a wide lens over a large board reaches -0.6 and more.
 K1_RANGE = K1_LIMITS
-#: k1 alone folds a strong barrel lens's picture over itself (calfile's fold_radius): the
-#: lens found must keep the farthest point calibration undistorts (the tapped corners, the
-#: markers' corners) within calfile's FOLD_ROOM of the fold's radius.
 #: The lens is first looked for at this many k1 evenly over K1_RANGE; of fits within
 #: K1_SCAN_SLACK (share of the patches' variance left) of the best, the mildest lens.
 K1_SCAN, K1_SCAN_SLACK = 49, 0.01
@@ -302,15 +299,15 @@ def _unlikeness(cells: _CellPatches, layout: Layout, corners_px: np.ndarray, k1:
 
 def _k1_floor(points: np.ndarray, size: tuple[int, int]) -> float:
     """The strongest barrel lens (least k1) that is one-to-one beyond every one of ``points``
-    with FOLD_ROOM to spare: :func:`calibration.calfile.fold_radius` turned round.
+    with FOLD_ROOM to spare: :func:`calibration.calfile.fold_radius` turned round. (k1 alone
+    folds a strong barrel lens's picture over itself; calibration undistorts the tapped
+    corners and the markers' corners.)
 
     >>> floor = _k1_floor(np.array([[1280.0, 480.0]]), (1280, 960))   # 0.5 widths out
     >>> round(floor, 3), round(fold_radius(floor) * FOLD_ROOM, 3)
     (-0.535, 0.5)
     """
-    centre = np.array(size, np.float64) / 2
-    farthest = float(np.linalg.norm(np.asarray(points, np.float64).reshape(-1, 2) - centre,
-                                    axis=1).max()) / size[0]
+    farthest = float(seen_radius(points, size).max())
     return -(4 / 27) * (FOLD_ROOM / max(farthest, 1e-6)) ** 2
 
 

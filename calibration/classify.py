@@ -172,6 +172,9 @@ class TileClassifier:
         self._gaps, self._gap_sides = gap_samples(calibration, width, height)
         self._bank = self._references()
         self._ref_grads, self._ref_norms, self._ref_energy, self._ref_gap = self._bank
+        # (the middles of the empty cells, at every blur, once: each frame compares its own)
+        self._inner_refs = [(g[:, self._inner], _norm(_power(g[:, self._inner]), int(self._inner.sum())))
+                            for g in self._ref_grads]
         self._ref_lab = _cell_means(lab, self._colour_cells)
         self._ref_ring = self._ring_means(lab)
         self._ref_ring_grad = self._ring_energy(gx, gy)
@@ -281,7 +284,10 @@ class TileClassifier:
             regional = np.minimum(np.median(stack[:, bare], axis=1), TYPICAL_CAP)
             cells = np.arange(len(structure))
             blurred = (focus > chosen) & (regional[focus] - stack[focus, cells] < TILE_LOSS)
-        inner = _correlation(current[:, self._inner], ref_grads[chosen][:, self._inner])
+        inner_ref, inner_norm = self._inner_refs[chosen]
+        inner_cur = current[:, self._inner]
+        inner = np.einsum("ij,ij->i", inner_cur, inner_ref) / (
+            _norm(_power(inner_cur), inner_cur.shape[1]) * inner_norm)
         self.last_cues = Cues(loss, structure, energy, chroma, brightness, burnt, blurred,
                               inner, self._glare_near(burnt, brightness, ring_gain / gain))
         verdicts = self.last_verdicts = decide(self.last_cues)
@@ -473,13 +479,6 @@ def _inner_columns(calibration: Calibration) -> np.ndarray:
     offsets = _disc(calibration.scale, STRIDE)
     inner = np.hypot(offsets[:, 0], offsets[:, 1]) < INNER_RADIUS * calibration.scale
     return np.concatenate([inner, inner])
-
-
-def _correlation(current: np.ndarray, reference: np.ndarray) -> np.ndarray:
-    """Each row's normalised correlation of two gradient arrays (norms floored as :func:`_norm`)."""
-    values = current.shape[1]
-    return np.einsum("ij,ij->i", current, reference) / (
-        _norm(_power(current), values) * _norm(_power(reference), values))
 
 
 def _trend_basis(calibration: Calibration) -> np.ndarray:
