@@ -62,6 +62,11 @@ BUSY = 1
 ASK = 0.8
 #: Cells a hand changed that were read empty, kept to attribute a tile read later to them.
 LATE_CELLS = 3
+#: The time cue singles a cell out when it changed in at least STEADY of the frames compared
+#: and no other cell in more than STRAY of them (the first frames after a hand leaves may
+#: still show its shadow: a cup or a lamp changes its cells in every frame), over at least
+#: CUE_FRAMES frames.
+STEADY, STRAY, CUE_FRAMES = 0.75, 0.25, 3
 
 
 @dataclass(frozen=True)
@@ -115,9 +120,12 @@ class _Run:
         self.held = False             # whether the run has lasted the hold time
         #: What holds the decision back: (doubtful cells, tiles, undecided), or None.
         self.doubt: tuple[frozenset[int], frozenset[int], frozenset[int]] | None = None
-        #: The time cue over the run: cells changed in every frame compared, and in any.
+        #: The time cue over the run: cells changed in every frame compared, and in any;
+        #: and the frames compared, and in how many of them each cell changed.
         self.changed: frozenset[int] | None = None
         self.changed_any: set[int] = set()
+        self.cued = 0
+        self.changes: Counter[int] = Counter()
         self.add(reading)
 
     def add(self, reading: Reading) -> None:
@@ -128,13 +136,25 @@ class _Run:
             self.changed = reading.changed if self.changed is None else \
                 self.changed & reading.changed
             self.changed_any |= reading.changed
+            self.cued += 1
+            self.changes.update(reading.changed)
 
-    def singled_out(self) -> int | None:
-        """The one cell the time cue says changed, in every frame compared and alone."""
-        if self.changed is not None and len(self.changed) == 1 and \
-                self.changed_any == set(self.changed):
-            return next(iter(self.changed))
-        return None
+    def singled_out(self, settled: frozenset[int] = frozenset()) -> int | None:
+        """The one cell the time cue says changed, in nearly every frame compared and alone
+        (STEADY, STRAY); ``settled`` cells, decided since the board it compares with, aside.
+
+        >>> run = _Run(0.0, Reading(frozenset(), frozenset(), True, frozenset({3, 4, 9})))
+        >>> for _ in range(5):
+        ...     run.add(Reading(frozenset(), frozenset(), True, frozenset({4, 9})))
+        >>> run.singled_out(), run.singled_out(settled=frozenset({9}))
+        (None, 4)
+        """
+        if self.cued < CUE_FRAMES:
+            return None
+        counts = {cell: n for cell, n in self.changes.items() if cell not in settled}
+        steady = [cell for cell, n in counts.items() if n >= STEADY * self.cued]
+        stray = [cell for cell, n in counts.items() if STRAY * self.cued < n < STEADY * self.cued]
+        return steady[0] if len(steady) == 1 and not stray else None
 
     def _read_empty(self, cell: int) -> bool:
         return self.occupied[cell] + self.uncertain[cell] < self.frames
@@ -203,6 +223,10 @@ class StabilityTracker:
         #: Since when no frame could be read at all (None: the last frame was readable).
         self._blind_since: float | None = None
         self._warned_blind = False
+        #: Cells decided on (committed, asked, warned about, given up) since the board the time
+        #: cue compares with: a hand back before the board stood clear and untouched keeps
+        #: that board, where they still show as changed.
+        self._settled: frozenset[int] = frozenset()
 
     @property
     def touched(self) -> bool:
@@ -211,6 +235,13 @@ class StabilityTracker:
 
     def feed(self, frame: int, time: float, reading: Reading) -> list[Decision]:
         """Take one frame's reading; return what was decided at this frame."""
+        decisions = self._feed(frame, time, reading)
+        if reading.clear and reading.readable and not self._touched:
+            # (the time cue's next board to compare with is taken from here on)
+            self._settled = frozenset()
+        return decisions
+
+    def _feed(self, frame: int, time: float, reading: Reading) -> list[Decision]:
         if not reading.readable:
             # Ending the still board here would make every decision wait a whole hold
             # after each such frame (a washed-out board on the edge of readable gives them
@@ -324,7 +355,7 @@ class StabilityTracker:
         shadow or a lamp changes several), and the board as read shows no
         other change where the hand was. Never a commit: the table confirms.
         """
-        cell = run.singled_out()
+        cell = run.singled_out(self._settled)
         if time - run.since < ASK or cell is None or doubtful != {cell} or \
                 cell not in self._touched:
             return []
@@ -360,6 +391,7 @@ class StabilityTracker:
         self.reference = (reference - gone) | ((tiles - reference) & (touched | self.unknown))
         self.unknown = ((self.unknown & undecided) | doubtful) - self.reference
         self._maybe = (self._maybe | doubtful) & self.unknown
+        self._settled |= doubtful
         return doubtful
 
     def _doubt_warning(self, frame: int, doubtful: frozenset[int]) -> Decision:
@@ -402,6 +434,7 @@ class StabilityTracker:
         self.unknown = (self.unknown & undecided) - tiles
         self._maybe &= self.unknown
         self._late = tuple(c for c in self._late if c not in self.reference)
+        self._settled |= frozenset(new) | frozenset(gone) | frozenset(late)
         asked = [Decision(frame, "doubt", cell, new=(cell,), reason=LATE) for cell in late]
         if not new and not gone:
             return asked

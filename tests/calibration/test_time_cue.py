@@ -131,6 +131,39 @@ def test_a_late_tile_under_the_next_hand_is_not_two_new_tiles_at_once():
     assert [(d.kind, d.cell, d.reason) for d in decided] == [("doubt", 5, LATE), ("commit", 6, "")]
 
 
+def feeder(tracker: StabilityTracker):
+    """Feeds ``count`` frames of one reading at 10 frames a second; the decisions made."""
+    frames = iter(range(1000))
+
+    def feed(reading, count):
+        return [d for _ in range(count) for i in [next(frames)] for d in tracker.feed(i, i / 10, reading)]
+    return feed
+
+
+def test_the_hands_shadow_in_the_first_frame_after_it_does_not_stop_the_question():
+    """On readings: the first clear frame still shows the leaving hand's shadow over three cells
+    beside the tile; the tile's cell alone changed in every frame after it."""
+    feed = feeder(StabilityTracker(hold=0.3))
+    assert [d.kind for d in feed(Reading(frozenset(), frozenset(), True), 5)] == ["reference"]
+    feed(Reading(frozenset({4, 5}), frozenset(), False), 3)
+    shadow = feed(Reading(frozenset(), frozenset({5}), True, frozenset({5, 6, 7, 8})), 1)
+    after = feed(Reading(frozenset(), frozenset({5}), True, frozenset({5})), 12)
+    assert [(d.kind, d.cell, d.reason) for d in shadow + after] == [("doubt", 5, UNSURE)]
+
+
+def test_a_cell_given_up_on_does_not_stop_the_next_placements_question():
+    """On readings: a hand comes back before the first doubtful tile (5) could be asked about;
+    the time cue still compares with the board before both hands, where 5 changed too."""
+    feed = feeder(StabilityTracker(hold=0.3))
+    assert [d.kind for d in feed(Reading(frozenset(), frozenset(), True), 5)] == ["reference"]
+    feed(Reading(frozenset({5}), frozenset(), False), 3)
+    assert feed(Reading(frozenset(), frozenset({5}), True, frozenset({5})), 6) == []
+    feed(Reading(frozenset({7}), frozenset(), False), 3)
+    decided = feed(Reading(frozenset(), frozenset({5, 7}), True, frozenset({5, 7})), 12)
+    assert [(d.kind, d.cell) for d in decided] == [("warning", None), ("doubt", 7)]
+    assert "cannot tell whether 5" in str(decided[0].message)
+
+
 def without_the_tile(sequence: Sequence, cell: int, cup: Cup | None = None) -> Sequence:
     """The sequence with the tile at ``cell`` never put down (a cup left there instead)."""
     change = sequence.events[0].change
