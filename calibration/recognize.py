@@ -412,9 +412,10 @@ class Watcher:
         decisions = self.tracker.feed(index, seconds, reading)
         if seen.clear and not self.tracker.touched:
             # Decided, or nothing to decide: the next hand is held against this board, once a
-            # frame shows it again unchanged (a hand coming in, read clear, is never still).
+            # frame shows it again unchanged or the tracker has held it still (a hand coming
+            # in, read clear, is never still; a camera's noise may never repeat a frame).
             self._before = None
-            if self.recognizer.repeated:
+            if self.recognizer.repeated or self.tracker.steady:
                 self._still = seen
             elif pending:
                 self._still = None      # (the board before the hand just decided on is past)

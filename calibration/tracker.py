@@ -229,6 +229,11 @@ class StabilityTracker:
         self._settled: frozenset[int] = frozenset()
 
     @property
+    def steady(self) -> bool:
+        """Whether the board has stood clear and still for the hold time, up to the last frame."""
+        return self._run is not None and self._run.held
+
+    @property
     def touched(self) -> bool:
         """Whether a hand has been over some cell since the last decision (one is pending)."""
         return bool(self._touched)

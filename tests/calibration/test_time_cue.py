@@ -100,6 +100,32 @@ def test_a_tile_the_classifier_cannot_tell_is_asked_as_unsure_within_a_second(lo
     assert not [s for s in sightings if isinstance(s, ChangesSeen)]
 
 
+class Flickering:
+    """``sequence`` as a camera whose exposure hunts sends it: every other frame 4% brighter,
+    so that no frame ever repeats the one before it."""
+
+    def __init__(self, sequence: Sequence) -> None:
+        self.sequence, self.fps, self.states = sequence, sequence.fps, sequence.states
+
+    def __len__(self) -> int:
+        return len(self.sequence)
+
+    def image(self, index: int) -> np.ndarray:
+        image = self.sequence.image(index)
+        return image if index % 2 else np.clip(image * 1.04, 0, 255).astype(np.uint8)
+
+
+def test_a_camera_whose_frames_never_repeat_still_asks_the_doubtful_tiles(low):
+    """The board before each hand is the last still board the tracker held, not only a frame
+    that repeated the one before it: without it, 1F and 4H were 'cannot tell'."""
+    table, calibration = low
+    sequence = render_sequence(table, STEPS, np.random.default_rng(0))
+    sightings, _ = play(Flickering(sequence), calibration)
+    assert [(type(s), s.tile) for s in proposals(sightings)] == [
+        (TileSeen, "2G"), (TileDoubted, "1F"), (TileDoubted, "4H"), (TileSeen, "11A")]
+    assert not [s for s in sightings if isinstance(s, ChangesSeen)]
+
+
 def test_a_tile_read_late_is_asked_on_its_own_before_the_next_placement(low):
     table, calibration = low
     sequence = render_sequence(table, [Place("2G"), Place("11A")], np.random.default_rng(0))
