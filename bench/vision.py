@@ -453,9 +453,11 @@ def report(records: list[dict], results: list[dict], elapsed: float, args, world
               f"warnings {w['warnings_other']} (cannot tell a cell: {w['cannot_tell']}), "
               f"decisions with a hand over the board {w['decided_with_hand']}")
         for r in results:
-            if not r.get("refused") and (r["wrong_lines"] or r["missed_tiles"]):
+            if not r.get("refused") and (r["wrong_lines"] or r["missed_tiles"] or
+                                         r["asked_wrong_lines"]):
                 print(f"  {r['layout']} {r['options'] or ''} {r['style']}/{r['print']}: wrong "
-                      f"{r['wrong_lines']}, missed {r['missed_tiles']}")
+                      f"{r['wrong_lines']}, missed {r['missed_tiles']}, asked wrongly "
+                      f"{r['asked_wrong_lines']}")
     watch = summary.get("watch")
     print("\ngoals: per-cell error <= 0.05% "
           f"({'met' if overall['cell_error'] <= GOALS['cell_error'] else 'NOT met'}), "

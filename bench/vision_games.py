@@ -75,6 +75,8 @@ def score(sequence, seen: list[Sighting]) -> dict:
             "decided_with_hand": sum(1 for line in lines
                                      if not sequence.states[line.frame].clear),
             "wrong_lines": [commits[k].as_json() for k in range(len(commits)) if k not in used],
+            "asked_wrong_lines": [doubts[k].as_json() for k in range(len(doubts))
+                                  if k not in asked_used],
             "missed_tiles": missed}
 
 
