@@ -412,10 +412,11 @@ class Watcher:
         decisions = self.tracker.feed(index, seconds, reading)
         if seen.clear and not self.tracker.touched:
             # Decided, or nothing to decide: the next hand is held against this board, once a
-            # frame shows it again unchanged or the tracker has held it still (a hand coming
-            # in, read clear, is never still; a camera's noise may never repeat a frame).
+            # frame shows it again unchanged (a hand coming in, its shadow ahead of it, is never
+            # still), or else the first the tracker has held still since the last decision (a
+            # camera's noise may never repeat a frame; a later one may hold that shadow).
             self._before = None
-            if self.recognizer.repeated or self.tracker.steady:
+            if self.recognizer.repeated or self._still is None and self.tracker.steady:
                 self._still = seen
             elif pending:
                 self._still = None      # (the board before the hand just decided on is past)
