@@ -21,7 +21,9 @@ outline on a dark print). Everything else burnt out stays uncertain. A cell in
 the board's colour whose edges lie far below the frame's bare cells, in a frame
 where those hardly scatter, holds a tile printed like the board (its own label)
 when it lies as far below them in its middle, where its label is, and no glare is
-near it; a little below them it is only doubted.
+near it (lighter than the board too, its edges as strong as the empty cell's or
+stronger: a light tile on a light print, its label bolder; never darker, as a shadow's
+edge makes a cell); a little below them it is only doubted.
 
 It also samples the printed borders between cells, which tell a tile (the
 border shows beside its edge) from a hand or a sleeve (it hides them).
@@ -51,14 +53,20 @@ DOUBT_LOSS, DOUBT_ENERGY, DOUBT_CHROMA = 0.05, 1.2, 5.0
 #: too: in a sharp, clean frame every bare cell matches the empty board almost exactly, and
 #: a tile printed like the board (a paler or thinner label, the same colour) stands out so.
 OUTLIER_LOSS, OUTLIER, OUTLIER_FLOOR = 0.03, 10.0, 0.002
-#: A cell in the board's colour that lost this much correlation and lies LABEL_OUTLIER times
-#: the bare cells' scatter below them, in the middle of the cell (where its label is) as well
-#: as over the whole, holds a tile printed like the board: its own label's print differs from
-#: the board's by far more than blur or noise move any bare cell of that frame. A neighbour's
-#: drop shadow only reaches a cell's rim, and a glare spot's rim is never far from what it
-#: lights (``Cues.glare_near``): neither is taken for one. Chosen on the training and tuning
-#: worlds; the check in the middle of the cell came after a false tile on a held-out draw.
+#: A cell in the board's hue, as light as the board or lighter, that lost this much correlation
+#: and lies LABEL_OUTLIER times the bare cells' scatter below them, in the middle of the cell
+#: (where its label is) as well as over the whole, holds a tile printed like the board: its own
+#: label's print differs from the board's by far more than blur or noise move any bare cell of
+#: that frame. A neighbour's drop shadow only reaches a cell's rim, and a glare spot's rim is
+#: never far from what it lights (``Cues.glare_near``): neither is taken for one. Chosen on the
+#: training and tuning worlds; the check in the middle of the cell came after a false tile on a
+#: held-out draw; lighter than the board after the tuning world's light tiles on a black print
+#: (loss 0.13-0.26, 54 or more times the scatter in the middle) stayed doubted.
 LABEL_LOSS, LABEL_OUTLIER, LABEL_INNER_OUTLIER = 0.10, 30.0, 20.0
+#: ... a cell lighter than the board so only with edges this strong against the empty cell's
+#: (a bolder label): a tuning-world bare cell under a faint glare spot, 10% lighter, lay as far
+#: off the bare cells, its edges veiled to 0.77.
+LIGHTER_ENERGY = 1.0
 #: A cell partly burnt out, or this much brighter than the light around it, is under a glare
 #: spot (no tile printed like the board is: they lie within about 0.12), and the spot's rim
 #: reaches the cells beside it.
@@ -152,7 +160,7 @@ def decide(cues: Cues) -> Verdicts:
     doubtful = (loss > DOUBT_LOSS) & ((np.abs(brightness) > BOARD_BRIGHTNESS) |
                                       (energy > DOUBT_ENERGY) | (chroma > DOUBT_CHROMA)) | \
         (loss > OUTLIER_LOSS) & _outlying(cues.structure, bare)
-    printed = _printed_like_board(cues, board_colour, bare) & ~tile
+    printed = _printed_like_board(cues, bare) & ~tile
     tile |= printed
     empty = (loss < EMPTY_LOSS) & (energy < EDGE_ENERGY) & ~doubtful
     # Glare burns the print out: such a cell cannot be read either way. Where only
@@ -185,13 +193,22 @@ def decide(cues: Cues) -> Verdicts:
     return Verdicts(tile, empty, cause.astype(np.int8), printed & tile)
 
 
-def _printed_like_board(cues: Cues, board_colour: np.ndarray, bare: np.ndarray) -> np.ndarray:
-    """Cells far enough off the frame's ``bare`` cells, label and all, in the board's colour
-    and with no glare near, to be a tile printed like the board (LABEL_LOSS, LABEL_OUTLIER,
-    LABEL_INNER_OUTLIER), not a doubt; none without the middle's and the glare's measures."""
+def _printed_like_board(cues: Cues, bare: np.ndarray) -> np.ndarray:
+    """Cells far enough off the frame's ``bare`` cells, label and all, in the board's hue, no
+    darker than the board and with no glare near, to be a tile printed like the board
+    (LABEL_LOSS, LABEL_OUTLIER, LABEL_INNER_OUTLIER), not a doubt; none without the middle's
+    and the glare's measures.
+
+    Lighter than the board counts when its edges are as strong as the empty cell's or
+    stronger (a light tile on a light print, its label bolder: the ordinary tile at a real
+    table; a faint glare spot lightens a cell too, but veils its edges); darker does not, for
+    a shadow's edge darkens a cell.
+    """
     if cues.inner is None or cues.glare_near is None:
         return np.zeros(len(cues.loss), bool)
-    return board_colour & ~cues.glare_near & (cues.loss > LABEL_LOSS) & \
+    lighter = (cues.brightness > 0) & (cues.energy >= LIGHTER_ENERGY)
+    hue = (cues.chroma < BOARD_CHROMA) & ((np.abs(cues.brightness) < BOARD_BRIGHTNESS) | lighter)
+    return hue & ~cues.glare_near & (cues.loss > LABEL_LOSS) & \
         _outlying(cues.structure, bare, LABEL_OUTLIER) & \
         _outlying(cues.inner, bare, LABEL_INNER_OUTLIER)
 

@@ -7,7 +7,9 @@ board almost exactly; a tile printed in the board's colours differs only by its
 own label, and used to be left "doubtful" however far off the bare cells it lay.
 Far enough off them, in the cell's middle too (:data:`calibration.cellcues.LABEL_LOSS`,
 ``LABEL_OUTLIER``, ``LABEL_INNER_OUTLIER``), it is a tile; and no nuisance makes a bare
-cell one.
+cell one. So is a tile lighter than the board printed like it (a tuning-world table:
+light tiles on a black print, their labels bolder), never one darker (a shadow's edge) nor
+one lighter whose edges are veiled (a faint glare spot).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import pytest
 from calibration.calibrate import calibrate
 from calibration.cellcues import Cues, decide
 from calibration.recognize import Recognizer
-from calibration.synthetic.render import render, render_empty
+from calibration.synthetic.render import make_table, render, render_empty
 from calibration.synthetic.scenes import Nuisances
 from calibration.synthetic.worlds import require_training, training_table
 
@@ -78,6 +80,37 @@ def test_no_nuisance_makes_a_bare_cell_of_such_a_table_a_tile(printed, nuisance)
         assert not wrong, f"{nuisance}, frame {seed}: bare cells {wrong} read as tiles"
 
 
+@pytest.fixture(scope="module")
+def lighter():
+    """A tuning-world table (bench/vision.py's, seed 0): light tiles printed like its black
+    board, their labels bolder, which its clean frames left doubted (1-4 of 36 a frame)."""
+    options = {"hex_offset": "even-r"}
+    table = make_table("megacquire-gold", seed=11, options=options, tile_style="low_contrast")
+    empty = render_empty(table, np.random.default_rng(1))
+    return table, calibrate(empty.image, empty.truth.corners, "megacquire-gold", options)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_tile_lighter_than_the_board_printed_like_it_reads_as_a_tile(lighter, seed):
+    table, calibration = lighter
+    frame = _frame(table, calibration, seed, Nuisances.none())
+    seen = Recognizer(calibration).read(frame.image)
+    tiles = frame.truth.occupied
+    assert seen.occupied == tiles and not seen.uncertain
+
+
+@pytest.mark.parametrize("nuisance", NUISANCES)
+def test_no_nuisance_makes_a_bare_cell_of_the_lighter_tiles_table_a_tile(lighter, nuisance):
+    table, calibration = lighter
+    nuisances = Nuisances.all() if nuisance == "all" else Nuisances(**{nuisance: 1.0})
+    for seed in (100, 101):
+        frame = _frame(table, calibration, seed, nuisances)
+        if frame.truth.clear:
+            seen = Recognizer(calibration).read(frame.image)
+            wrong = sorted(seen.occupied - frame.truth.occupied)
+            assert not wrong, f"{nuisance}, frame {seed}: bare cells {wrong} read as tiles"
+
+
 def _clean_frame_cues(**cell) -> Cues:
     """Cues of a clean frame of 60 bare cells (their correlation 0.99, hardly scattered) and,
     last, one cell with the measures given (its middle as off as the whole unless told)."""
@@ -88,6 +121,7 @@ def _clean_frame_cues(**cell) -> Cues:
     structure[-1] = 0.99 - cell["loss"]
     inner[-1] = 0.99 - cell.get("inner_loss", cell["loss"])
     energy[-1] = cell.get("energy", 0.85)
+    brightness[-1] = cell.get("brightness", 0.0)
     glare_near = np.zeros(61, bool)
     glare_near[-1] = cell.get("glare_near", False)
     return Cues(0.99 - structure, structure, energy, chroma, brightness, np.zeros(61),
@@ -100,6 +134,9 @@ def _clean_frame_cues(**cell) -> Cues:
     ({"loss": 0.07}, "uncertain"),                             # a paler label: only doubted
     ({"loss": 0.2, "inner_loss": 0.003}, "uncertain"),         # a neighbour's shadow on its rim
     ({"loss": 0.27, "energy": 1.36, "glare_near": True}, "uncertain"),  # a glare spot's rim
+    ({"loss": 0.15, "brightness": 0.12, "energy": 1.3}, "tile"),   # lighter, its label bolder
+    ({"loss": 0.2, "brightness": 0.1, "energy": 0.77}, "uncertain"),  # a faint glare spot's veil
+    ({"loss": 0.15, "brightness": -0.12, "energy": 1.3}, "uncertain"),  # darker: a shadow's edge
 ])
 def test_a_cell_far_off_a_clean_frames_bare_cells_is_a_tile_only_with_a_printed_tiles_cues(
         cell, verdict):
