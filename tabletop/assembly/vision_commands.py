@@ -237,14 +237,45 @@ def _watch(args: argparse.Namespace) -> int:
     else:
         print("tabletop: watch needs --calibration (made by `tabletop calibrate`)", file=sys.stderr)
         return EXIT_BAD
+    tally = _Tally()
     try:
-        frames = _frames(camera, args.source, args.fps)
+        frames = tally.counted(_frames(camera, args.source, args.fps))
         for line in watch(frames, calibration, HOLD if args.hold is None else args.hold):
+            tally.add(line)
             print(json.dumps(line), flush=True)
     except ValueError as error:  # a recording that cannot be read
         print(f"tabletop: {error}", file=sys.stderr)
         return EXIT_BAD
+    finally:
+        # (on standard error: standard output is the JSON lines, one a decision)
+        if tally.frames:
+            print(f"tabletop: {tally}", file=sys.stderr)
     return 0
+
+
+class _Tally:
+    """What ``watch`` read and decided, for the closing line (a game watched, or stopped)."""
+
+    def __init__(self) -> None:
+        self.frames = self.tiles = self.unsure = self.late = self.warnings = 0
+
+    def counted(self, frames: Iterator[tuple[int, float, Any]]) -> Iterator[tuple[int, float, Any]]:
+        for frame in frames:
+            self.frames += 1
+            yield frame
+
+    def add(self, line: dict[str, Any]) -> None:
+        if "tile" in line:
+            self.tiles += 1
+        elif "doubt" in line:
+            self.unsure += line.get("reason") != "late"
+            self.late += line.get("reason") == "late"
+        elif "warning" in line:
+            self.warnings += 1
+
+    def __str__(self) -> str:
+        return (f"watched {self.frames} frame(s): {self.tiles} tile(s) committed, {self.unsure} "
+                f"asked as unsure, {self.late} read late and asked, {self.warnings} warning(s)")
 
 
 RECORDED = ("dir:", "file:", "sim")

@@ -216,6 +216,9 @@ def test_watch_reads_a_dir_source_end_to_end(game, vision):
     assert [list(line) for line in lines] == [["frame", "tile"], ["frame", "warning"]]
     assert lines[0]["tile"] == "7E" and "moved from 7E to 8F" in lines[1]["warning"]
     assert vision.watch_problems(sequence, lines) == []
+    # The closing line, apart from the JSON: what was read and decided.
+    assert done.stderr == (f"tabletop: watched {len(sequence)} frame(s): 1 tile(s) committed, "
+                           "0 asked as unsure, 0 read late and asked, 1 warning(s)\n")
 
 
 class Hung(Exception):
@@ -362,7 +365,7 @@ def test_watch_of_an_empty_folder_says_it_gave_no_frames(game, capsys, tmp_path)
                   "(.png, .jpg)\n"
 
 
-def test_ctrl_c_stops_watch_with_one_line_and_status_130():
+def test_ctrl_c_stops_watch_with_what_it_saw_and_status_130():
     process = subprocess.Popen([sys.executable, "-m", "tabletop", "watch", "--source",
                                 "sim:acquire,seed=3"], cwd=ROOT, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
@@ -375,5 +378,9 @@ def test_ctrl_c_stops_watch_with_one_line_and_status_130():
             process.kill()
     assert json.loads(first)["frame"] >= 0
     assert process.returncode == 130
-    assert err == "tabletop: stopped\n"
-    assert all(json.loads(line) for line in rest.splitlines())
+    lines = [json.loads(line) for line in [first] + rest.splitlines()]
+    closing, stopped = err.splitlines()
+    tiles = sum("tile" in line for line in lines)
+    assert closing.startswith("tabletop: watched ") and \
+        f": {tiles} tile(s) committed, " in closing
+    assert stopped == "tabletop: stopped"
