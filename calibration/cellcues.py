@@ -106,6 +106,12 @@ REVERSED = -0.5
 #: of glare, and the cells are judged as in any frame (at least WASHED_CELLS such cells).
 WASHED, WASHED_CELLS = 0.5, 5
 
+#: A cell whose empty board's picture had more than this share of its samples burnt out, and
+#: that a frame burns out less by as much, shows print the empty board's picture lost: the
+#: training world's light prints, calibrated overexposed (up to every sample of the paper
+#: clipped), read the print under a shadow as tiles (stronger edges, truer colour).
+REFERENCE_BURNT = 0.1
+
 #: The strip sampled across every printed border of a cell (board units: half its
 #: width across the line, half its length along it), and the points each way.
 GAP_ACROSS, GAP_ALONG, GAP_POINTS = 0.12, 0.22, (5, 7)
@@ -114,7 +120,7 @@ GAP_FLOOR = 3.0
 
 #: Why a cell was left uncertain, by code (:attr:`Verdicts.cause`; 0 for a decided cell).
 CAUSES = ("decided", "glare", "partly burnt", "doubtful", "between", "edges", "blurred region",
-          "washed out")
+          "washed out", "burnt-out reference")
 
 
 @dataclass(frozen=True)
@@ -130,6 +136,8 @@ class Cues:
     blurred: np.ndarray         # in a blurrier region, matching the empty board blurred as it is
     inner: np.ndarray | None = None       # edge correlation in the cell's middle (its label's)
     glare_near: np.ndarray | None = None  # it or a cell or ring block within reach under glare
+    reference_burnt: np.ndarray | None = None  # share of the empty cell's samples burnt out
+    dimmed: np.ndarray | None = None  # most cells around it burnt out less than when empty
 
 
 @dataclass(frozen=True)
@@ -179,7 +187,12 @@ def decide(cues: Cues) -> Verdicts:
     # the board flat; a cell burnt out whole may be a glare spot as well as a light tile)
     tile &= ~saturated | washed & (loss > SURE_LOSS) & ((brightness < -BOARD_BRIGHTNESS) |
                                                         (energy > EDGE_ENERGY))
-    tile |= (energy > EDGE_ENERGY) & ((chroma > STRONG_CHROMA) | (cues.structure < REVERSED))
+    strong = (energy > EDGE_ENERGY) & ((chroma > STRONG_CHROMA) | (cues.structure < REVERSED))
+    # Where the empty board's own picture was burnt out and this frame is less so (a shadow, a
+    # dimmer light), the board's print shows more than the empty board's did: its stronger,
+    # unlike edges and truer colour say nothing of a tile. Only what no print gives does.
+    revealed = _revealed(cues) & tile & ~strong
+    tile = tile & ~revealed | strong
     # (but not in a frame burnt out as a whole: there a tile printed like the board, its
     # body clipped white as the board is, keeps the cell's own label just as the board does)
     empty &= ~saturated & ~partly | kept & (not washed)
@@ -188,9 +201,25 @@ def decide(cues: Cues) -> Verdicts:
     guarded = tile & cues.blurred
     tile &= ~cues.blurred
     # (burnt out in a frame overexposed as a whole is no glare: a light tile vanishes there)
-    cause = np.select([tile | empty, (saturated | partly) & washed, saturated, partly, guarded,
-                       doubtful, loss < EMPTY_LOSS], [0, 7, 1, 2, 6, 3, 5], 4)
+    cause = np.select([tile | empty, revealed, (saturated | partly) & washed, saturated, partly,
+                       guarded, doubtful, loss < EMPTY_LOSS], [0, 8, 7, 1, 2, 6, 3, 5], 4)
     return Verdicts(tile, empty, cause.astype(np.int8), printed & tile)
+
+
+def unclipped(burnt: np.ndarray, reference_burnt: np.ndarray) -> np.ndarray:
+    """Cells whose empty board's picture was partly burnt out (REFERENCE_BURNT) and that a
+    frame burns out clearly less."""
+    return (reference_burnt > REFERENCE_BURNT) & (burnt < reference_burnt - REFERENCE_BURNT)
+
+
+def _revealed(cues: Cues) -> np.ndarray:
+    """Cells :func:`unclipped` where the cells around them are too (``Cues.dimmed``): less light
+    there than when the board was photographed empty, so the empty board cannot say how their
+    print looks unclipped. (A tile alone unclipped among cells burnt out as before is a tile's
+    body, not a dimmer light: a light tile's shading keeps some of it below white.)"""
+    if cues.reference_burnt is None or cues.dimmed is None:
+        return np.zeros(len(cues.loss), bool)
+    return unclipped(cues.burnt, cues.reference_burnt) & cues.dimmed
 
 
 def _printed_like_board(cues: Cues, bare: np.ndarray) -> np.ndarray:

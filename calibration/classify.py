@@ -50,12 +50,14 @@ from calibration.cellcues import (  # noqa: F401  (the verdicts' thresholds, nam
     GAP_FLOOR,
     GLARE_BRIGHTNESS,
     PARTLY_SATURATED,
+    REFERENCE_BURNT,
     SATURATED,
     TILE_LOSS,
     Cues,
     decide,
     gap_energy,
     gap_samples,
+    unclipped,
 )
 from tabletop.messages import Message
 
@@ -107,6 +109,9 @@ LIGHT_RADIUS = 1.6
 #: REGION_GAIN, the region is that blurred (the sharpest within REGION_SLACK of
 #: their best): a cell there that is no tile against it is doubted, not a tile.
 REGION_SLACK, REGION_GAIN = 0.02, 0.03
+#: A cell is dimmed when more than this share of the cells around it whose empty picture was
+#: burnt out are clearly less so: a shadow or a dimmer lamp reaches a region, a tile one cell.
+DIMMED = 0.5
 #: A border keeping less than this share of the frame's typical border's edges is hidden.
 BLANK_GAP = 0.25
 #: The typical border is not taken weaker than this share of the empty one's (a hand
@@ -176,6 +181,7 @@ class TileClassifier:
         self._inner_refs = [(g[:, self._inner], _norm(_power(g[:, self._inner]), int(self._inner.sum())))
                             for g in self._ref_grads]
         self._ref_lab = _cell_means(lab, self._colour_cells)
+        self._ref_burnt = (grey.ravel()[self._cells] >= SATURATED).mean(axis=1)
         self._ref_ring = self._ring_means(lab)
         self._ref_ring_grad = self._ring_energy(gx, gy)
         near, block_xy = _neighbourhoods(calibration, labels, self._ring_blocks, width)
@@ -289,7 +295,8 @@ class TileClassifier:
         inner = np.einsum("ij,ij->i", inner_cur, inner_ref) / (
             _norm(_power(inner_cur), inner_cur.shape[1]) * inner_norm)
         self.last_cues = Cues(loss, structure, energy, chroma, brightness, burnt, blurred,
-                              inner, self._glare_near(burnt, brightness, ring_gain / gain))
+                              inner, self._glare_near(burnt, brightness, ring_gain / gain),
+                              self._ref_burnt, self._dimmed(burnt))
         verdicts = self.last_verdicts = decide(self.last_cues)
         tile_like, empty_like = verdicts.tile, verdicts.empty
         hidden = self._hidden_borders(grey, gx, gy, focus, ref_gap)
@@ -336,6 +343,18 @@ class TileClassifier:
         blurrier = (best - regional[chosen] > REGION_GAIN) & (counts > 0.2)
         sharpest = np.argmax(regional >= best - REGION_SLACK, axis=0)
         return np.where(blurrier, np.maximum(sharpest, chosen), chosen)
+
+    def _dimmed(self, burnt: np.ndarray) -> np.ndarray:
+        """Per cell, whether most cells within LIGHT_RADIUS whose empty picture was partly burnt
+        out are clearly less burnt now (:func:`calibration.cellcues.unclipped`): the light there
+        has dropped since the board was photographed empty (a shadow, a dimmer lamp)."""
+        cells = len(burnt)
+        if not (self._ref_burnt > REFERENCE_BURNT).any():
+            return np.zeros(cells, bool)
+        near = self._near[:, :cells]
+        clipped = (self._ref_burnt > REFERENCE_BURNT).astype(np.float64)
+        less = unclipped(burnt, self._ref_burnt).astype(np.float64)
+        return near @ less > DIMMED * np.maximum(near @ clipped, 1.0)
 
     def _glare_near(self, burnt: np.ndarray, brightness: np.ndarray,
                     ring_light: np.ndarray) -> np.ndarray:
