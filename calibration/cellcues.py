@@ -53,8 +53,8 @@ DOUBT_LOSS, DOUBT_ENERGY, DOUBT_CHROMA = 0.05, 1.2, 5.0
 #: too: in a sharp, clean frame every bare cell matches the empty board almost exactly, and
 #: a tile printed like the board (a paler or thinner label, the same colour) stands out so.
 OUTLIER_LOSS, OUTLIER, OUTLIER_FLOOR = 0.03, 10.0, 0.002
-#: A cell in the board's hue, as light as the board or lighter, that lost this much correlation
-#: and lies LABEL_OUTLIER times the bare cells' scatter below them, in the middle of the cell
+#: A cell in the board's colour (or lighter in its hue: LIGHTER_ENERGY) that lost this much
+#: correlation and lies LABEL_OUTLIER times the bare cells' scatter below them, in the middle of the cell
 #: (where its label is) as well as over the whole, holds a tile printed like the board: its own
 #: label's print differs from the board's by far more than blur or noise move any bare cell of
 #: that frame. A neighbour's drop shadow only reaches a cell's rim, and a glare spot's rim is

@@ -361,8 +361,9 @@ class Watcher:
         self._last: Observation | None = None
         self._expected: frozenset[int] | None = None
         self._looks = CellLooks(calibration)
-        #: The last clear frame read while no hand has been over the board since the last
-        #: decision, and the cells' looks in it once a hand came: one frame, never a history.
+        #: The board the next hand is compared with (a clear frame since the last decision
+        #: that repeated the one before it, or else the first the tracker held still), and
+        #: the cells' looks in it once a hand came: one frame, never a history.
         self._still: Observation | None = None
         self._before: np.ndarray | None = None
         #: What a tile and a bare cell look like on this table, learned from the game's
@@ -418,6 +419,7 @@ class Watcher:
             self._before = None
             if self.recognizer.repeated or self._still is None and self.tracker.steady:
                 self._still = seen
+                self.tracker.compared_from_here()
             elif pending:
                 self._still = None      # (the board before the hand just decided on is past)
         self._settle(seen, decisions)

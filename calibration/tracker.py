@@ -139,19 +139,19 @@ class _Run:
             self.cued += 1
             self.changes.update(reading.changed)
 
-    def singled_out(self, settled: frozenset[int] = frozenset()) -> int | None:
+    def singled_out(self, aside: frozenset[int] = frozenset()) -> int | None:
         """The one cell the time cue says changed, in nearly every frame compared and alone
-        (STEADY, STRAY); ``settled`` cells, decided since the board it compares with, aside.
+        (STEADY, STRAY); ``aside``: cells decided since the board it compares with, left out.
 
         >>> run = _Run(0.0, Reading(frozenset(), frozenset(), True, frozenset({3, 4, 9})))
         >>> for _ in range(5):
         ...     run.add(Reading(frozenset(), frozenset(), True, frozenset({4, 9})))
-        >>> run.singled_out(), run.singled_out(settled=frozenset({9}))
+        >>> run.singled_out(), run.singled_out(aside=frozenset({9}))
         (None, 4)
         """
         if self.cued < CUE_FRAMES:
             return None
-        counts = {cell: n for cell, n in self.changes.items() if cell not in settled}
+        counts = {cell: n for cell, n in self.changes.items() if cell not in aside}
         steady = [cell for cell, n in counts.items() if n >= STEADY * self.cued]
         stray = [cell for cell, n in counts.items() if STRAY * self.cued < n < STEADY * self.cued]
         return steady[0] if len(steady) == 1 and not stray else None
@@ -223,10 +223,10 @@ class StabilityTracker:
         #: Since when no frame could be read at all (None: the last frame was readable).
         self._blind_since: float | None = None
         self._warned_blind = False
-        #: Cells decided on (committed, asked, warned about, given up) since the board the time
-        #: cue compares with: a hand back before the board stood clear and untouched keeps
-        #: that board, where they still show as changed.
-        self._settled: frozenset[int] = frozenset()
+        #: Cells decided on (committed, asked, warned about, given up) since the caller last
+        #: took a board for the time cue to compare with (:meth:`compared_from_here`): they
+        #: show as changed against it, and are not what the next hand did.
+        self._aside: frozenset[int] = frozenset()
 
     @property
     def steady(self) -> bool:
@@ -238,15 +238,13 @@ class StabilityTracker:
         """Whether a hand has been over some cell since the last decision (one is pending)."""
         return bool(self._touched)
 
+    def compared_from_here(self) -> None:
+        """The time cue's readings will compare with the board as it stands now, every
+        decision so far in it (the Watcher has taken the frame just fed as that board)."""
+        self._aside = frozenset()
+
     def feed(self, frame: int, time: float, reading: Reading) -> list[Decision]:
         """Take one frame's reading; return what was decided at this frame."""
-        decisions = self._feed(frame, time, reading)
-        if reading.clear and reading.readable and not self._touched:
-            # (the time cue's next board to compare with is taken from here on)
-            self._settled = frozenset()
-        return decisions
-
-    def _feed(self, frame: int, time: float, reading: Reading) -> list[Decision]:
         if not reading.readable:
             # Ending the still board here would make every decision wait a whole hold
             # after each such frame (a washed-out board on the edge of readable gives them
@@ -356,11 +354,13 @@ class StabilityTracker:
         """The time cue's verdict on one doubtful cell: a tile to ask about, or nothing yet.
 
         Asked only when that cell is the one cell of the whole board that
-        changed clearly since the still board before the hand (a cup, a
-        shadow or a lamp changes several), and the board as read shows no
-        other change where the hand was. Never a commit: the table confirms.
+        changed clearly since the still board before the hand, in at least
+        STEADY of the frames compared with no other in more than STRAY of them
+        (a cup, a shadow or a lamp changes several; the cells decided since
+        that board are left out), and the board as read shows no other change
+        where the hand was. Never a commit: the table confirms.
         """
-        cell = run.singled_out(self._settled)
+        cell = run.singled_out(self._aside)
         if time - run.since < ASK or cell is None or doubtful != {cell} or \
                 cell not in self._touched:
             return []
@@ -396,7 +396,7 @@ class StabilityTracker:
         self.reference = (reference - gone) | ((tiles - reference) & (touched | self.unknown))
         self.unknown = ((self.unknown & undecided) | doubtful) - self.reference
         self._maybe = (self._maybe | doubtful) & self.unknown
-        self._settled |= doubtful
+        self._aside |= doubtful
         return doubtful
 
     def _doubt_warning(self, frame: int, doubtful: frozenset[int]) -> Decision:
@@ -439,7 +439,7 @@ class StabilityTracker:
         self.unknown = (self.unknown & undecided) - tiles
         self._maybe &= self.unknown
         self._late = tuple(c for c in self._late if c not in self.reference)
-        self._settled |= frozenset(new) | frozenset(gone) | frozenset(late)
+        self._aside |= frozenset(new) | frozenset(gone) | frozenset(late)
         asked = [Decision(frame, "doubt", cell, new=(cell,), reason=LATE) for cell in late]
         if not new and not gone:
             return asked

@@ -25,7 +25,8 @@ from calibration.calibrate import calibrate
 from calibration.recognize import Watcher
 from calibration.synthetic.render import make_table, render_empty
 from calibration.synthetic.scenes import Cup
-from calibration.synthetic.sequences import Place, Sequence, random_steps, render_sequence
+from calibration.synthetic.sequences import (Place, Sequence, leaning_shadow, random_steps,
+                                              render_sequence)
 from calibration.tracker import HOLD, Reading, StabilityTracker
 from tabletop.geometry.sightings import LATE, UNSURE, ChangesSeen, TileDoubted, TileSeen
 
@@ -126,6 +127,26 @@ def test_a_camera_whose_frames_never_repeat_still_asks_the_doubtful_tiles(low):
     assert not [s for s in sightings if isinstance(s, ChangesSeen)]
 
 
+def test_the_board_before_a_hand_is_not_one_its_shadow_already_reaches(low):
+    """The hand's shadow darkens the board over the last clear frames before it: the board
+    the time cue compares with is the first one held still, not the last (with the last, 1F
+    changed with its shadowed neighbours and was not asked)."""
+    table, calibration = low
+    sequence = render_sequence(table, [Place("2G"), Place("1F")], np.random.default_rng(0))
+    states = list(sequence.states)
+    reached = next(i for i in range(sequence.events[1].start, len(states)) if not states[i].clear)
+    shadow = leaning_shadow(table.size, np.random.default_rng(3))
+    for step, index in enumerate(range(reached - 8, reached), start=1):
+        scene = states[index].scene
+        ahead = dataclasses.replace(shadow, darkness=shadow.darkness * step / 8)
+        states[index] = dataclasses.replace(
+            states[index], scene=dataclasses.replace(scene, shadows=scene.shadows + (ahead,)))
+    shadowed = Sequence(sequence.table, sequence.fps, states, sequence.events)
+    sightings, _ = play(Flickering(shadowed), calibration)
+    assert [(type(s), s.tile) for s in proposals(sightings)] == [(TileSeen, "2G"),
+                                                                 (TileDoubted, "1F")]
+
+
 def test_a_tile_read_late_is_asked_on_its_own_before_the_next_placement(low):
     table, calibration = low
     sequence = render_sequence(table, [Place("2G"), Place("11A")], np.random.default_rng(0))
@@ -158,11 +179,16 @@ def test_a_late_tile_under_the_next_hand_is_not_two_new_tiles_at_once():
 
 
 def feeder(tracker: StabilityTracker):
-    """Feeds ``count`` frames of one reading at 10 frames a second; the decisions made."""
+    """A function feeding ``tracker`` ``count`` frames of one reading at 10 frames a second,
+    returning the decisions made."""
     frames = iter(range(1000))
 
     def feed(reading, count):
-        return [d for _ in range(count) for i in [next(frames)] for d in tracker.feed(i, i / 10, reading)]
+        decided = []
+        for _ in range(count):
+            index = next(frames)
+            decided += tracker.feed(index, index / 10, reading)
+        return decided
     return feed
 
 
@@ -175,6 +201,22 @@ def test_the_hands_shadow_in_the_first_frame_after_it_does_not_stop_the_question
     shadow = feed(Reading(frozenset(), frozenset({5}), True, frozenset({5, 6, 7, 8})), 1)
     after = feed(Reading(frozenset(), frozenset({5}), True, frozenset({5})), 12)
     assert [(d.kind, d.cell, d.reason) for d in shadow + after] == [("doubt", 5, UNSURE)]
+
+
+def test_a_cell_given_up_on_while_nothing_covers_it_does_not_stop_the_next_question():
+    """On readings: the doubt on 5 is given up when a shadow crosses the ring (no cell
+    covered), then a clear frame comes that the Watcher takes no new board from; 5 still
+    shows as changed when the next hand places 7."""
+    feed = feeder(StabilityTracker(hold=0.3))
+    empty = frozenset()
+    assert [d.kind for d in feed(Reading(empty, empty, True), 5)] == ["reference"]
+    feed(Reading(frozenset({5}), empty, False), 3)
+    assert feed(Reading(empty, frozenset({5}), True, frozenset({5})), 6) == []
+    feed(Reading(empty, empty, False), 1)                               # a shadow on the ring
+    feed(Reading(empty, frozenset({5}), True, frozenset({5})), 1)
+    feed(Reading(frozenset({7}), empty, False), 3)
+    decided = feed(Reading(empty, frozenset({5, 7}), True, frozenset({5, 7})), 12)
+    assert [(d.kind, d.cell) for d in decided] == [("warning", None), ("doubt", 7)]
 
 
 def test_a_cell_given_up_on_does_not_stop_the_next_placements_question():
