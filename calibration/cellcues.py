@@ -53,6 +53,12 @@ DOUBT_LOSS, DOUBT_ENERGY, DOUBT_CHROMA = 0.05, 1.2, 5.0
 #: too: in a sharp, clean frame every bare cell matches the empty board almost exactly, and
 #: a tile printed like the board (a paler or thinner label, the same colour) stands out so.
 OUTLIER_LOSS, OUTLIER, OUTLIER_FLOOR = 0.03, 10.0, 0.002
+#: ... or PALE_OUTLIER times that scatter below them with its edge strength or brightness
+#: PALE_APART times the bare cells' own scatter (at least PALE_ENERGY, PALE_BRIGHTNESS) off
+#: theirs: a tile printed like the board, its label paler, its body a shade lighter (the
+#: training world's matched prints were read empty so, 302 and 63 tiles in the clean frames
+#: of two draws: a tenth and a third of them are now doubted; one bare cell of seven draws).
+PALE_OUTLIER, PALE_APART, PALE_ENERGY, PALE_BRIGHTNESS = 5.0, 4.0, 0.02, 0.01
 #: A cell in the board's colour (or lighter in its hue: LIGHTER_ENERGY) that lost this much
 #: correlation and lies LABEL_OUTLIER times the bare cells' scatter below them, in the middle of the cell
 #: (where its label is) as well as over the whole, holds a tile printed like the board: its own
@@ -167,7 +173,9 @@ def decide(cues: Cues) -> Verdicts:
     bare = board_colour & (energy > 1 / EDGE_ENERGY) & (energy < EDGE_ENERGY)
     doubtful = (loss > DOUBT_LOSS) & ((np.abs(brightness) > BOARD_BRIGHTNESS) |
                                       (energy > DOUBT_ENERGY) | (chroma > DOUBT_CHROMA)) | \
-        (loss > OUTLIER_LOSS) & _outlying(cues.structure, bare)
+        (loss > OUTLIER_LOSS) & _outlying(cues.structure, bare) | \
+        (loss > OUTLIER_LOSS) & _outlying(cues.structure, bare, PALE_OUTLIER) & \
+        (_apart(energy, bare, PALE_ENERGY) | _apart(brightness, bare, PALE_BRIGHTNESS))
     printed = _printed_like_board(cues, bare) & ~tile
     tile |= printed
     empty = (loss < EMPTY_LOSS) & (energy < EDGE_ENERGY) & ~doubtful
@@ -240,6 +248,16 @@ def _printed_like_board(cues: Cues, bare: np.ndarray) -> np.ndarray:
     return hue & ~cues.glare_near & (cues.loss > LABEL_LOSS) & \
         _outlying(cues.structure, bare, LABEL_OUTLIER) & \
         _outlying(cues.inner, bare, LABEL_INNER_OUTLIER)
+
+
+def _apart(values: np.ndarray, bare: np.ndarray, floor: float) -> np.ndarray:
+    """Cells whose ``values`` lie PALE_APART times the ``bare`` cells' scatter (robust, at least
+    ``floor``) off their median, either way; none with fewer than 10 bare cells."""
+    if bare.sum() < 10:
+        return np.zeros(len(values), bool)
+    middle = float(np.median(values[bare]))
+    scatter = 1.4826 * float(np.median(np.abs(values[bare] - middle)))
+    return np.abs(values - middle) > PALE_APART * max(scatter, floor)
 
 
 def _outlying(structure: np.ndarray, bare: np.ndarray, factor: float = OUTLIER) -> np.ndarray:
