@@ -178,14 +178,19 @@ def test_tiles_printed_like_a_dark_board_with_a_paler_label_are_doubted_not_read
     bench = _bench_vision()
     table = bench.world_table("training", "acquisitions", 7021, {}, 9)
     calibration = bench.calibrated(table, "acquisitions", {}, 8)
-    rng = np.random.default_rng([7, 7021])
-    size = calibration.layout.size
-    cells = rng.choice(size, int(size * rng.uniform(0.0, 0.45)), replace=False)
-    tiles = {int(c): ("dead" if rng.random() < 0.05 else None) for c in cells}
-    frame = render(table, tiles, rng, Nuisances.none())
+    frame = _bench_frame(table, calibration.layout.size, np.random.default_rng([7, 7021]),
+                         Nuisances.none())
     seen = Recognizer(calibration).read(frame.image)
     assert not seen.occupied - frame.truth.occupied
     assert len(frame.truth.occupied - seen.occupied - seen.uncertain) <= 5
+
+
+def _bench_frame(table, size: int, rng: np.random.Generator, nuisances: Nuisances):
+    """A frame as bench/vision.py draws one of a table's: up to 45% of the cells hold a tile,
+    a few of them turned face down."""
+    cells = rng.choice(size, int(size * rng.uniform(0.0, 0.45)), replace=False)
+    tiles = {int(c): ("dead" if rng.random() < 0.05 else None) for c in cells}
+    return render(table, tiles, rng, nuisances)
 
 
 def _bench_vision():
@@ -211,10 +216,7 @@ def test_a_glare_spots_rim_on_a_bare_cell_is_no_printed_tile():
     warm = Recognizer(calibration)
     for number in range(17):     # the benchmark's frames of this table, read as it reads them
         condition, nuisances = bench.CONDITIONS[number % len(bench.CONDITIONS)]
-        count = int(size * rng.uniform(0.0, 0.45))
-        cells = rng.choice(size, count, replace=False)
-        tiles = {int(c): ("dead" if rng.random() < 0.05 else None) for c in cells}
-        frame = render(table, tiles, rng, nuisances)
+        frame = _bench_frame(table, size, rng, nuisances)
         seen = (Recognizer(calibration) if any(frame.scene.bump) else warm).read(frame.image)
     assert condition == "glare" and frame.truth.clear
     labels = table.layout.geometry.labels
