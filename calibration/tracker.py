@@ -23,7 +23,9 @@ clear, or clear frames changing several cells at once that never stand still.)
 A cell a hand was over, read empty before and undecided now, holds every
 decision back (a neighbour misread for its tile must not be committed) until
 a frame reads it, and after UNDECIDED seconds the table is told and the cell
-left unknown. A new tile read undecided more often than as a tile is waited
+left unknown; unless the time cue (the cells' looks against the board before
+the hand) saw it unchanged while it saw the new tile's cell change, and
+nothing else: the tile is where both put it. A new tile read undecided more often than as a tile is waited
 for too. Cells already hard to read before the hand came hold nothing back.
 A frame nothing could be read in is skipped; after UNDECIDED seconds of them
 the table is told once that the board cannot be read, and what to do.
@@ -155,6 +157,19 @@ class _Run:
         steady = [cell for cell, n in counts.items() if n >= STEADY * self.cued]
         stray = [cell for cell, n in counts.items() if STRAY * self.cued < n < STEADY * self.cued]
         return steady[0] if len(steady) == 1 and not stray else None
+
+    def unchanged_beside(self, new: frozenset[int], aside: frozenset[int]) -> frozenset[int]:
+        """The cells the time cue saw change in no frame compared, when it saw every ``new``
+        tile's cell change in nearly all (STEADY) and no other but ``aside`` in more than
+        STRAY of them: the tile is where the classifier and the time cue both put it, and a
+        cell doubted beside it that looks as it did before the hand holds no tile (a dimmed
+        region's noise, not a placement). None otherwise."""
+        if not new or self.cued < CUE_FRAMES or \
+                any(self.changes[cell] < STEADY * self.cued for cell in new) or \
+                any(n > STRAY * self.cued for cell, n in self.changes.items()
+                    if cell not in new | aside):
+            return frozenset()
+        return frozenset(cell for cell in self.uncertain if self.changes[cell] == 0)
 
     def _read_empty(self, cell: int) -> bool:
         return self.occupied[cell] + self.uncertain[cell] < self.frames
@@ -316,6 +331,8 @@ class StabilityTracker:
         # frame reads it: committing another cell could commit a neighbour misread for it.
         doubtful = ((undecided | run.wavering()) - known) & self._touched | \
             self._hidden(run, tiles, undecided)
+        doubtful -= run.unchanged_beside(frozenset((tiles - self.reference - self.unknown) &
+                                                   self._touched), self._aside)
         # A new tile read undecided more often than not may yet turn out to be a misreading.
         weak = {c for c in (tiles - self.reference - self.unknown) & self._touched if run.weak(c)}
         run.doubt = None

@@ -203,6 +203,19 @@ def test_the_hands_shadow_in_the_first_frame_after_it_does_not_stop_the_question
     assert [(d.kind, d.cell, d.reason) for d in shadow + after] == [("doubt", 5, UNSURE)]
 
 
+def test_a_doubted_cell_the_hand_left_as_it_was_does_not_hold_the_new_tile_back():
+    """On readings: the hand placed 7 (read as a tile, changed) and passed over 3, which now
+    reads undecided in a dimmed region but looks as it did before the hand: 7 is committed
+    within a second. Were 3 changed too, nothing would be."""
+    for changed, committed in ((frozenset({7}), [7]), (frozenset({3, 7}), [])):
+        feed = feeder(StabilityTracker(hold=0.3))
+        empty = frozenset()
+        assert [d.kind for d in feed(Reading(empty, empty, True), 5)] == ["reference"]
+        feed(Reading(frozenset({3, 7}), empty, False), 3)
+        decided = feed(Reading(frozenset({7}), frozenset({3}), True, changed), 10)
+        assert [d.cell for d in decided if d.kind == "commit"] == committed
+
+
 def test_a_cell_given_up_on_while_nothing_covers_it_does_not_stop_the_next_question():
     """On readings: the doubt on 5 is given up when a shadow crosses the ring (no cell
     covered), then a clear frame comes that the Watcher takes no new board from; 5 still
