@@ -60,10 +60,10 @@ OUTLIER_LOSS, OUTLIER, OUTLIER_FLOOR = 0.03, 10.0, 0.002
 #: of two draws: a tenth and a third of them are now doubted; one bare cell of seven draws).
 PALE_OUTLIER, PALE_APART, PALE_ENERGY, PALE_BRIGHTNESS = 5.0, 4.0, 0.02, 0.01
 #: A cell in the board's colour (or lighter in its hue: LIGHTER_ENERGY) that lost this much
-#: correlation and lies LABEL_OUTLIER times the bare cells' scatter below them, in the middle of the cell
-#: (where its label is) as well as over the whole, holds a tile printed like the board: its own
-#: label's print differs from the board's by far more than blur or noise move any bare cell of
-#: that frame. A neighbour's drop shadow only reaches a cell's rim, and a glare spot's rim is
+#: correlation and lies LABEL_OUTLIER times the bare cells' scatter below them, in the middle
+#: of the cell (where its label is) as well as over the whole, holds a tile printed like the
+#: board: its own label's print differs from the board's by far more than blur or noise move
+#: any bare cell of that frame. A neighbour's drop shadow only reaches a cell's rim, and a glare spot's rim is
 #: never far from what it lights (``Cues.glare_near``): neither is taken for one. Chosen on the
 #: training and tuning worlds; the check in the middle of the cell came after a false tile on a
 #: held-out draw; lighter than the board after the tuning world's light tiles on a black print
@@ -117,6 +117,9 @@ WASHED, WASHED_CELLS = 0.5, 5
 #: training world's light prints, calibrated overexposed (up to every sample of the paper
 #: clipped), read the print under a shadow as tiles (stronger edges, truer colour).
 REFERENCE_BURNT = 0.1
+#: A cell is dimmed when more than this share of the cells around it whose empty picture was
+#: burnt out are clearly less so: a shadow or a dimmer lamp reaches a region, a tile one cell.
+DIMMED = 0.5
 
 #: The strip sampled across every printed border of a cell (board units: half its
 #: width across the line, half its length along it), and the points each way.
@@ -218,6 +221,17 @@ def unclipped(burnt: np.ndarray, reference_burnt: np.ndarray) -> np.ndarray:
     """Cells whose empty board's picture was partly burnt out (REFERENCE_BURNT) and that a
     frame burns out clearly less."""
     return (reference_burnt > REFERENCE_BURNT) & (burnt < reference_burnt - REFERENCE_BURNT)
+
+
+def dimmed(near: np.ndarray, burnt: np.ndarray, reference_burnt: np.ndarray) -> np.ndarray:
+    """Per cell, whether more than DIMMED of the cells ``near`` it (a (cells, cells) matrix,
+    itself left out) whose empty picture was partly burnt out are :func:`unclipped` now: the
+    light there has dropped since the board was photographed empty (a shadow, a dimmer lamp)."""
+    clipped = reference_burnt > REFERENCE_BURNT
+    if not clipped.any():
+        return np.zeros(len(burnt), bool)
+    less = unclipped(burnt, reference_burnt).astype(np.float64)
+    return near @ less > DIMMED * np.maximum(near @ clipped.astype(np.float64), 1.0)
 
 
 def _revealed(cues: Cues) -> np.ndarray:

@@ -50,14 +50,13 @@ from calibration.cellcues import (  # noqa: F401  (the verdicts' thresholds, nam
     GAP_FLOOR,
     GLARE_BRIGHTNESS,
     PARTLY_SATURATED,
-    REFERENCE_BURNT,
     SATURATED,
     TILE_LOSS,
     Cues,
     decide,
     gap_energy,
+    dimmed,
     gap_samples,
-    unclipped,
 )
 from tabletop.messages import Message
 
@@ -109,9 +108,6 @@ LIGHT_RADIUS = 1.6
 #: REGION_GAIN, the region is that blurred (the sharpest within REGION_SLACK of
 #: their best): a cell there that is no tile against it is doubted, not a tile.
 REGION_SLACK, REGION_GAIN = 0.02, 0.03
-#: A cell is dimmed when more than this share of the cells around it whose empty picture was
-#: burnt out are clearly less so: a shadow or a dimmer lamp reaches a region, a tile one cell.
-DIMMED = 0.5
 #: A border keeping less than this share of the frame's typical border's edges is hidden.
 BLANK_GAP = 0.25
 #: The typical border is not taken weaker than this share of the empty one's (a hand
@@ -296,7 +292,8 @@ class TileClassifier:
             _norm(_power(inner_cur), inner_cur.shape[1]) * inner_norm)
         self.last_cues = Cues(loss, structure, energy, chroma, brightness, burnt, blurred,
                               inner, self._glare_near(burnt, brightness, ring_gain / gain),
-                              self._ref_burnt, self._dimmed(burnt))
+                              self._ref_burnt, dimmed(self._near[:, :len(burnt)], burnt,
+                                                      self._ref_burnt))
         verdicts = self.last_verdicts = decide(self.last_cues)
         tile_like, empty_like = verdicts.tile, verdicts.empty
         hidden = self._hidden_borders(grey, gx, gy, focus, ref_gap)
@@ -343,18 +340,6 @@ class TileClassifier:
         blurrier = (best - regional[chosen] > REGION_GAIN) & (counts > 0.2)
         sharpest = np.argmax(regional >= best - REGION_SLACK, axis=0)
         return np.where(blurrier, np.maximum(sharpest, chosen), chosen)
-
-    def _dimmed(self, burnt: np.ndarray) -> np.ndarray:
-        """Per cell, whether most cells within LIGHT_RADIUS whose empty picture was partly burnt
-        out are clearly less burnt now (:func:`calibration.cellcues.unclipped`): the light there
-        has dropped since the board was photographed empty (a shadow, a dimmer lamp)."""
-        cells = len(burnt)
-        if not (self._ref_burnt > REFERENCE_BURNT).any():
-            return np.zeros(cells, bool)
-        near = self._near[:, :cells]
-        clipped = (self._ref_burnt > REFERENCE_BURNT).astype(np.float64)
-        less = unclipped(burnt, self._ref_burnt).astype(np.float64)
-        return near @ less > DIMMED * np.maximum(near @ clipped, 1.0)
 
     def _glare_near(self, burnt: np.ndarray, brightness: np.ndarray,
                     ring_light: np.ndarray) -> np.ndarray:

@@ -25,8 +25,9 @@ decision back (a neighbour misread for its tile must not be committed) until
 a frame reads it, and after UNDECIDED seconds the table is told and the cell
 left unknown; unless the time cue (the cells' looks against the board before
 the hand) saw it unchanged while it saw the new tile's cell change, and
-nothing else: the tile is where both put it. A new tile read undecided more often than as a tile is waited
-for too. Cells already hard to read before the hand came hold nothing back.
+nothing else: the tile is where both put it. A new tile read undecided more
+often than as a tile is waited for too. Cells already hard to read before the
+hand came hold nothing back.
 A frame nothing could be read in is skipped; after UNDECIDED seconds of them
 the table is told once that the board cannot be read, and what to do.
 

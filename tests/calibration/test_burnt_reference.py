@@ -50,8 +50,8 @@ def test_a_shadow_over_an_overexposed_boards_print_reads_no_tile(overexposed, se
     recognizer = Recognizer(calibration)
     seen = recognizer.read(frame.image)
     labels = calibration.layout.geometry.labels
-    assert not seen.occupied - frame.truth.occupied, \
-        f"bare cells read as tiles: {[labels[c] for c in sorted(seen.occupied - frame.truth.occupied)]}"
+    false = sorted(seen.occupied - frame.truth.occupied)
+    assert not false, f"bare cells read as tiles: {[labels[c] for c in false]}"
     causes = recognizer.classifier.last_verdicts.cause
     assert "burnt-out reference" in {CAUSES[causes[c]] for c in seen.uncertain}
 
