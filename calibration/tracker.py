@@ -123,10 +123,7 @@ class _Run:
         self.held = False             # whether the run has lasted the hold time
         #: What holds the decision back: (doubtful cells, tiles, undecided), or None.
         self.doubt: tuple[frozenset[int], frozenset[int], frozenset[int]] | None = None
-        #: The time cue over the run: cells changed in every frame compared, and in any;
-        #: and the frames compared, and in how many of them each cell changed.
-        self.changed: frozenset[int] | None = None
-        self.changed_any: set[int] = set()
+        #: The time cue over the run: the frames compared, and in how many each cell changed.
         self.cued = 0
         self.changes: Counter[int] = Counter()
         self.add(reading)
@@ -136,11 +133,15 @@ class _Run:
         self.occupied.update(reading.occupied)
         self.uncertain.update(reading.uncertain)
         if reading.changed is not None:
-            self.changed = reading.changed if self.changed is None else \
-                self.changed & reading.changed
-            self.changed_any |= reading.changed
             self.cued += 1
             self.changes.update(reading.changed)
+
+    @property
+    def changed(self) -> frozenset[int] | None:
+        """The cells the time cue saw change in every frame compared (None: none compared)."""
+        if not self.cued:
+            return None
+        return frozenset(cell for cell, n in self.changes.items() if n == self.cued)
 
     def singled_out(self, aside: frozenset[int] = frozenset()) -> int | None:
         """The one cell the time cue says changed, in nearly every frame compared and alone
@@ -365,7 +366,7 @@ class StabilityTracker:
         hidden = ((undecided | run.wavering()) & self._flaky & self._touched) - reference - \
             self.unknown
         new = (tiles - reference - self.unknown) & self._touched
-        return hidden & run.changed_any if new else frozenset()
+        return hidden & set(run.changes) if new else frozenset()
 
     def _ask(self, frame: int, time: float, run: _Run, doubtful: frozenset[int],
              tiles: frozenset[int], undecided: frozenset[int]) -> list[Decision]:
