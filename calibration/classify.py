@@ -91,6 +91,8 @@ CROWDED = 0.2
 #: A frame whose typical cell keeps less than this share of the empty cell's edge
 #: strength (even against the blurriest reference) is too blurred to read.
 BLURRED_ENERGY = 0.65
+#: Cells (of the readable pool) needed to measure the frame's contrast against the empty board's.
+CONTRAST_CELLS = 10
 #: Extra smoothing of the reference tried against each frame, to match the camera's focus.
 REFERENCE_BLURS = (0.0, 1.2, 2.4, 3.6)
 #: Ring blocks (board units a side) and how unlike the empty ring one may be while clear.
@@ -251,7 +253,8 @@ class TileClassifier:
             everything = frozenset(range(len(structure)))
             return CellReading(frozenset(), everything, False, structure,
                                np.zeros(len(structure)), np.zeros(len(structure)), -1)
-        chroma = np.hypot(*(means[:, 1:] - self._ref_lab[:, 1:] - cast).T)
+        shift = means[:, 1:] - self._ref_lab[:, 1:] - cast
+        chroma = np.hypot(*shift.T)
         cell_gain = means[:, 0] / np.maximum(self._ref_lab[:, 0], 1.0)
         ring_gain = ring[:, 0] / np.maximum(self._ref_ring[:, 0], 1.0)
         light = self._local_gain(cell_gain, ring_gain, structure, gain)
@@ -269,6 +272,14 @@ class TileClassifier:
                                -1, energy)
         if len(pool) > 1:       # (a frame read, judged by its bare cells: what the table attains)
             self.attained = max(self.attained, best)
+        # (the learned decider was trained on the energy against the empty cell's alone)
+        raw_energy = energy
+        contrast = _contrast(energy, structure, chroma / BOARD_CHROMA +
+                             np.abs(brightness) / BOARD_BRIGHTNESS, pool)
+        if contrast > 1.0:
+            # (the empty board's picture unlike this frame's board everywhere: its colour too)
+            energy = energy / contrast
+            chroma = np.hypot(*(shift - _residual_cast(shift[pool])).T)
         board_colour = (chroma < BOARD_CHROMA) & (np.abs(brightness) < BOARD_BRIGHTNESS)
         # How well this frame's bare cells match at all (blur, noise, JPEG lower every
         # cell alike): judged from the cells whose colour and edge strength are the board's.
@@ -301,7 +312,7 @@ class TileClassifier:
             from calibration.learned import Measures
             # (trained with such tiles doubted, it gets them doubted: its own bar to meet)
             tile_like, empty_like = self.cells.decide(
-                Measures(grey, chosen, structure, loss, energy, chroma, brightness, light, burnt,
+                Measures(grey, chosen, structure, loss, raw_energy, chroma, brightness, light, burnt,
                          focus > chosen, best), tile_like & ~verdicts.printed, empty_like)
         occupied = np.flatnonzero(tile_like)
         uncertain = np.flatnonzero(~tile_like & ~empty_like)
@@ -421,6 +432,41 @@ def _readable_pool(bare: Collection[int] | None, cells: int) -> np.ndarray:
     if bare is not None and len(bare) < CROWDED * cells:
         return np.fromiter(sorted(bare), dtype=np.intp, count=len(bare))
     return np.arange(cells)
+
+
+def _residual_cast(shift: np.ndarray) -> np.ndarray:
+    """The colour shift (Lab a, b) most of these cells share once the ring's cast is taken out,
+    when they share one (half of them within BOARD_CHROMA of it); else none.
+
+    Taken only where the empty board's picture shows its print unlike the frame's board
+    everywhere (:func:`_contrast`): the tone curve's shoulder flattened the cells' colour
+    there as well, unlike the ring's paper, and every bare cell looked coloured like a tile.
+    """
+    rest = np.median(shift, axis=0)
+    agree = float(np.median(np.hypot(*(shift - rest).T))) < BOARD_CHROMA
+    return rest if agree else np.zeros(2)
+
+
+def _contrast(energy: np.ndarray, structure: np.ndarray, closeness: np.ndarray,
+              pool: np.ndarray) -> float:
+    """How much stronger the print shows in this frame than in the empty board's picture,
+    board-wide (at least 1): the edge energy of the ``pool`` cells most like bare board, the
+    better half both by edge correlation and by ``closeness`` of colour to the empty cell's.
+
+    A calibration photo taken near the camera's white point compresses the print's
+    contrast (the tone curve's shoulder, short of clipping); a dimmer frame then shows
+    every cell's print stronger than the empty board did, and a tile's own edges are
+    told by standing out from that, not from the empty board. (A tile whose label
+    lines up with the board's may match its edges well: its colour seldom does too.)
+    """
+    if len(pool) < CONTRAST_CELLS:
+        return 1.0
+    like = pool[(structure[pool] >= np.median(structure[pool])) &
+                (closeness[pool] <= np.median(closeness[pool]))]
+    if len(like) < CONTRAST_CELLS // 2:
+        return 1.0
+    contrast = float(np.median(energy[like]))
+    return contrast if contrast > BARE_ENERGY else 1.0
 
 
 def _kernels() -> tuple[np.ndarray, np.ndarray]:
