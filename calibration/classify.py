@@ -58,6 +58,7 @@ from calibration.cellcues import (  # noqa: F401  (the verdicts' thresholds, nam
     dimmed,
     gap_samples,
 )
+from calibration.tone import board_contrast, board_light, quadratic_basis, residual_cast, smooth_light
 from tabletop.messages import Message
 
 #: Radius (board units) of the disc sampled in each cell: inside the cell's outline.
@@ -91,8 +92,6 @@ CROWDED = 0.2
 #: A frame whose typical cell keeps less than this share of the empty cell's edge
 #: strength (even against the blurriest reference) is too blurred to read.
 BLURRED_ENERGY = 0.65
-#: Cells (of the readable pool) needed to measure the frame's contrast against the empty board's.
-CONTRAST_CELLS = 10
 #: Extra smoothing of the reference tried against each frame, to match the camera's focus.
 REFERENCE_BLURS = (0.0, 1.2, 2.4, 3.6)
 #: Ring blocks (board units a side) and how unlike the empty ring one may be while clear.
@@ -184,7 +183,7 @@ class TileClassifier:
         self._ref_ring_grad = self._ring_energy(gx, gy)
         near, block_xy = _neighbourhoods(calibration, labels, self._ring_blocks, width)
         self._near = near.astype(np.float64)   # (a float matrix: two matrix-vector products a frame)
-        self._light_basis = _quadratic_basis(block_xy)
+        self._light_basis = quadratic_basis(block_xy)
         cells = calibration.layout.size
         region = near[:, :cells] | np.eye(cells, dtype=bool)
         # (cells, cells): column c averages the cells within LIGHT_RADIUS of cell c, c included
@@ -226,7 +225,7 @@ class TileClassifier:
         ref_grads, ref_norms, ref_energy, ref_gap = self._bank
         gx, gy, lab = _planes(grey, small)
         ring = self._ring_means(lab)
-        gain, cast = _light(ring, self._ref_ring)
+        gain, cast = board_light(ring, self._ref_ring)
         ring_unlike = self._ring_unlike(ring, gain, cast, gx, gy)
         means = _cell_means(lab, self._colour_cells)
         current = _gradients(gx, gy, self._cells, self._trend)
@@ -274,12 +273,12 @@ class TileClassifier:
             self.attained = max(self.attained, best)
         # (the learned decider was trained on the energy against the empty cell's alone)
         raw_energy = energy
-        contrast = _contrast(energy, structure, chroma / BOARD_CHROMA +
-                             np.abs(brightness) / BOARD_BRIGHTNESS, pool)
+        contrast = board_contrast(energy, structure, chroma / BOARD_CHROMA +
+                                  np.abs(brightness) / BOARD_BRIGHTNESS, pool, BARE_ENERGY)
         if contrast > 1.0:
             # (the empty board's picture unlike this frame's board everywhere: its colour too)
             energy = energy / contrast
-            chroma = np.hypot(*(shift - _residual_cast(shift[pool])).T)
+            chroma = np.hypot(*(shift - residual_cast(shift[pool])).T)
         board_colour = (chroma < BOARD_CHROMA) & (np.abs(brightness) < BOARD_BRIGHTNESS)
         # How well this frame's bare cells match at all (blur, noise, JPEG lower every
         # cell alike): judged from the cells whose colour and edge strength are the board's.
@@ -408,7 +407,7 @@ class TileClassifier:
     def _ring_unlike(self, ring: np.ndarray, gain: float, cast: np.ndarray,
                      gx: np.ndarray, gy: np.ndarray) -> int:
         gains = ring[:, 0] / np.maximum(self._ref_ring[:, 0], 1.0)
-        light = gains / _smooth_light(self._light_basis, gains) - 1.0
+        light = gains / smooth_light(self._light_basis, gains) - 1.0
         colour = np.hypot(*(ring[:, 1:] - self._ref_ring[:, 1:] - cast).T)
         energy = self._ring_energy(gx, gy)
         # Edges where the empty ring had none: the outline of a hand or a sleeve.
@@ -432,41 +431,6 @@ def _readable_pool(bare: Collection[int] | None, cells: int) -> np.ndarray:
     if bare is not None and len(bare) < CROWDED * cells:
         return np.fromiter(sorted(bare), dtype=np.intp, count=len(bare))
     return np.arange(cells)
-
-
-def _residual_cast(shift: np.ndarray) -> np.ndarray:
-    """The colour shift (Lab a, b) most of these cells share once the ring's cast is taken out,
-    when they share one (half of them within BOARD_CHROMA of it); else none.
-
-    Taken only where the empty board's picture shows its print unlike the frame's board
-    everywhere (:func:`_contrast`): the tone curve's shoulder flattened the cells' colour
-    there as well, unlike the ring's paper, and every bare cell looked coloured like a tile.
-    """
-    rest = np.median(shift, axis=0)
-    agree = float(np.median(np.hypot(*(shift - rest).T))) < BOARD_CHROMA
-    return rest if agree else np.zeros(2)
-
-
-def _contrast(energy: np.ndarray, structure: np.ndarray, closeness: np.ndarray,
-              pool: np.ndarray) -> float:
-    """How much stronger the print shows in this frame than in the empty board's picture,
-    board-wide (at least 1): the edge energy of the ``pool`` cells most like bare board, the
-    better half both by edge correlation and by ``closeness`` of colour to the empty cell's.
-
-    A calibration photo taken near the camera's white point compresses the print's
-    contrast (the tone curve's shoulder, short of clipping); a dimmer frame then shows
-    every cell's print stronger than the empty board did, and a tile's own edges are
-    told by standing out from that, not from the empty board. (A tile whose label
-    lines up with the board's may match its edges well: its colour seldom does too.)
-    """
-    if len(pool) < CONTRAST_CELLS:
-        return 1.0
-    like = pool[(structure[pool] >= np.median(structure[pool])) &
-                (closeness[pool] <= np.median(closeness[pool]))]
-    if len(like) < CONTRAST_CELLS // 2:
-        return 1.0
-    contrast = float(np.median(energy[like]))
-    return contrast if contrast > BARE_ENERGY else 1.0
 
 
 def _kernels() -> tuple[np.ndarray, np.ndarray]:
@@ -617,37 +581,3 @@ def _neighbourhoods(calibration: Calibration, labels: np.ndarray, blocks: int,
     near = distance <= LIGHT_RADIUS
     near[np.arange(len(centres)), np.arange(len(centres))] = False  # not the cell itself
     return near, block_centres
-
-
-def _quadratic_basis(points: np.ndarray) -> np.ndarray:
-    """1, x, y, x^2, xy, y^2 at ``points`` (centred and scaled): a lamp's light over a board."""
-    centred = (points - points.mean(axis=0)) / max(float(np.ptp(points)), 1.0)
-    x, y = centred[:, 0], centred[:, 1]
-    return np.stack([np.ones_like(x), x, y, x * x, x * y, y * y], axis=1)
-
-
-def _smooth_light(basis: np.ndarray, gains: np.ndarray) -> np.ndarray:
-    """The smooth light that best explains the ring's gains, ignoring what does not fit.
-
-    A least-squares quadratic in log gain, refitted twice without the blocks
-    it explains worst (an arm, a shadow): those stand out as residuals.
-    """
-    values = np.log(np.maximum(gains, 0.02))
-    keep = np.ones(len(values), bool)
-    for _ in range(3):
-        fit = basis[keep]
-        # Normal equations: a 6x6 solve, much cheaper than lstsq's SVD; a tiny ridge keeps it regular.
-        coefficients = np.linalg.solve(fit.T @ fit + 1e-6 * np.eye(fit.shape[1]), fit.T @ values[keep])
-        residual = values - basis @ coefficients
-        spread = 1.4826 * np.median(np.abs(residual[keep])) + 0.02
-        keep = np.abs(residual) < 2.5 * spread
-        if keep.sum() < basis.shape[1] + 2:
-            break
-    return np.exp(basis @ coefficients)
-
-
-def _light(ring: np.ndarray, reference: np.ndarray) -> tuple[float, np.ndarray]:
-    """The board's overall gain and colour cast, from the ring (medians: a hand is a minority)."""
-    gain = float(np.median(ring[:, 0] / np.maximum(reference[:, 0], 1.0)))
-    cast = np.median(ring[:, 1:] - reference[:, 1:], axis=0)
-    return max(gain, 0.05), cast

@@ -6,7 +6,7 @@ tone curve's shoulder flattening its print. In a dimmer frame every cell shows i
 or three times stronger than the empty board did, and read against that picture every
 bare cell looked like a tile (over 80 of the 87 bare cells of one frame). The
 classifier now measures edges against the frame's own bare board first when that board
-shows its print beyond the bare band (``calibration.classify._contrast``): only a cell
+shows its print beyond the bare band (``calibration.tone.board_contrast``): only a cell
 standing out from it is a tile.
 """
 
