@@ -17,10 +17,12 @@ read there than at the camera's full size.
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 import pytest
 
+from calibration import cellcues
 from calibration.calibrate import calibrate
 from calibration.recognize import Watcher
 from calibration.synthetic.render import make_table, render_empty
@@ -31,7 +33,8 @@ from calibration.tracker import HOLD, Reading, StabilityTracker
 from tabletop.geometry.sightings import LATE, UNSURE, ChangesSeen, TileDoubted, TileSeen
 
 SIZE = (640, 480)
-#: The low-contrast table whose 1F and 4H the classifier alone cannot tell from the board.
+#: The low-contrast table whose 1F and 4H the classifier alone cannot tell from the board
+#: (with its bolder-label rule off: see ``doubting``).
 STEPS = [Place("2G"), Place("1F"), Place("4H"), Place("11A")]
 
 
@@ -44,6 +47,14 @@ def calibrated(rules, seed, style, options=None):
 @pytest.fixture(scope="module")
 def low():
     return calibrated("acquire", 21, "low_contrast")
+
+
+@pytest.fixture
+def doubting(monkeypatch):
+    """The classifier without its bolder-label rule (``calibration.cellcues._bolder``), which
+    now reads 1F and 4H: it leaves them doubtful, as it leaves any tile printed closer to the
+    board's own print than its rules can tell, and what happens to such a tile is tested."""
+    monkeypatch.setattr(cellcues, "BOLD_APART", math.inf)
 
 
 def play(sequence: Sequence, calibration, hide: tuple[str, int] | None = None):
@@ -82,7 +93,7 @@ def proposals(sightings):
     return [s for s in sightings if isinstance(s, (TileSeen, TileDoubted))]
 
 
-def test_a_tile_the_classifier_cannot_tell_is_asked_as_unsure_within_a_second(low):
+def test_a_tile_the_classifier_cannot_tell_is_asked_as_unsure_within_a_second(low, doubting):
     table, calibration = low
     sequence = render_sequence(table, STEPS, np.random.default_rng(0))
     sightings, alone = play(sequence, calibration)
@@ -101,6 +112,16 @@ def test_a_tile_the_classifier_cannot_tell_is_asked_as_unsure_within_a_second(lo
     assert not [s for s in sightings if isinstance(s, ChangesSeen)]
 
 
+def test_those_tiles_are_committed_without_asking_now_their_bolder_label_is_read(low):
+    """With the bolder-label rule on (the default) 1F and 4H are tiles to the classifier."""
+    table, calibration = low
+    sequence = render_sequence(table, STEPS, np.random.default_rng(0))
+    sightings, _ = play(sequence, calibration)
+    assert [(type(s), s.tile) for s in proposals(sightings)] == [
+        (TileSeen, "2G"), (TileSeen, "1F"), (TileSeen, "4H"), (TileSeen, "11A")]
+    assert not [s for s in sightings if isinstance(s, ChangesSeen)]
+
+
 class Flickering:
     """``sequence`` as a camera whose exposure hunts sends it: every other frame 4% brighter,
     so that no frame ever repeats the one before it."""
@@ -116,7 +137,7 @@ class Flickering:
         return image if index % 2 else np.clip(image * 1.04, 0, 255).astype(np.uint8)
 
 
-def test_a_camera_whose_frames_never_repeat_still_asks_the_doubtful_tiles(low):
+def test_a_camera_whose_frames_never_repeat_still_asks_the_doubtful_tiles(low, doubting):
     """The board before each hand is the last still board the tracker held, not only a frame
     that repeated the one before it: without it, 1F and 4H were 'cannot tell'."""
     table, calibration = low
@@ -127,7 +148,7 @@ def test_a_camera_whose_frames_never_repeat_still_asks_the_doubtful_tiles(low):
     assert not [s for s in sightings if isinstance(s, ChangesSeen)]
 
 
-def test_the_board_before_a_hand_is_not_one_its_shadow_already_reaches(low):
+def test_the_board_before_a_hand_is_not_one_its_shadow_already_reaches(low, doubting):
     """The hand's shadow darkens the board over the last clear frames before it: the board
     the time cue compares with is the first one held still, not the last (with the last, 1F
     changed with its shadowed neighbours and was not asked)."""
