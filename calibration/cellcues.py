@@ -66,8 +66,11 @@ PALE_OUTLIER, PALE_APART, PALE_ENERGY, PALE_BRIGHTNESS = 5.0, 4.0, 0.02, 0.01
 #: tuning worlds (2,115 doubted cells, 1,606 of them tiles, 307 bare with no glare near):
 #: none of those bare cells passes at 6 times, 712 tiles do at 8. The floor was 0.02 first
 #: (1,033 tiles, none bare): a held-out draw's bare cell beside a glare spot's rim, its edges
-#: 0.23 over the bare cells' in a frame where those scattered by 0.02, was read a tile.
-BOLD_APART, BOLD_OUTLIER, BOLD_ENERGY = 8.0, 5.0, 0.05
+#: 0.23 over the bare cells' in a frame where those scattered by 0.02, was read a tile. Such a
+#: cell is no lighter than its light by BOLD_LIGHTER either: a bolder label adds ink, while a
+#: faint glare spot's rim lightens a cell and adds edges where its light falls off (that cell
+#: was 4% lighter, a tuning-world one 8%; 453 of the 712 tiles stay read).
+BOLD_APART, BOLD_OUTLIER, BOLD_ENERGY, BOLD_LIGHTER = 8.0, 5.0, 0.05, 0.03
 #: A cell in the board's colour (or lighter in its hue: LIGHTER_ENERGY) that lost this much
 #: correlation and lies LABEL_OUTLIER times the bare cells' scatter below them, in the middle
 #: of the cell (where its label is) as well as over the whole, holds a tile printed like the
@@ -276,14 +279,15 @@ def _printed_like_board(cues: Cues, bare: np.ndarray) -> np.ndarray:
 def _bolder(cues: Cues, bare: np.ndarray) -> np.ndarray:
     """Cells whose edges stand BOLD_APART times the ``bare`` cells' scatter (at least
     BOLD_ENERGY) above theirs and whose edge correlation, over the cell and in its middle,
-    lies BOLD_OUTLIER times their scatter below them, with no glare near: a label bolder
-    than the board's print (none without the middle's and the glare's measures, or with
-    fewer than 10 bare cells)."""
+    lies BOLD_OUTLIER times their scatter below them, no lighter than BOLD_LIGHTER and with
+    no glare near: a label bolder than the board's print (none without the middle's and
+    the glare's measures, or with fewer than 10 bare cells)."""
     if cues.inner is None or cues.glare_near is None or bare.sum() < 10:
         return np.zeros(len(cues.loss), bool)
     middle = float(np.median(cues.energy[bare]))
     scatter = max(1.4826 * float(np.median(np.abs(cues.energy[bare] - middle))), BOLD_ENERGY)
-    return ~cues.glare_near & (cues.energy - middle > BOLD_APART * scatter) & \
+    return ~cues.glare_near & (cues.brightness < BOLD_LIGHTER) & \
+        (cues.energy - middle > BOLD_APART * scatter) & \
         _outlying(cues.structure, bare, BOLD_OUTLIER) & _outlying(cues.inner, bare, BOLD_OUTLIER)
 
 
