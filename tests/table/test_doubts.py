@@ -10,10 +10,12 @@ tile the camera saw; UNDO refuses it; tiles are counted by where they came from.
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pytest
 
+from calibration import cellcues
 from calibration.calibrate import calibrate
 from calibration.recognize import Watcher
 from calibration.synthetic.render import make_table, render_empty
@@ -57,7 +59,8 @@ class Frames:
 
 @pytest.fixture(scope="module")
 def rendered():
-    """The low-contrast table and a game where Ann's 1F is one the classifier cannot tell."""
+    """The low-contrast table and a game where Ann's 1F is one the classifier cannot tell
+    (its bolder-label rule off: ``doubting``)."""
     table = make_table("acquire", seed=21, tile_style="low_contrast", size=(640, 480))
     empty = render_empty(table, np.random.default_rng(21))
     calibration = calibrate(empty.image, empty.truth.corners, "acquire", {})
@@ -66,8 +69,16 @@ def rendered():
     return calibration, sequence
 
 
+@pytest.fixture
+def doubting(monkeypatch):
+    """The classifier without its bolder-label rule (``calibration.cellcues._bolder``), which
+    now reads 1F itself: it leaves 1F doubtful, as it leaves any tile printed closer to the
+    board's own print than its rules can tell, and the table's way with such a tile is tested."""
+    monkeypatch.setattr(cellcues, "BOLD_APART", math.inf)
+
+
 def test_the_camera_unsure_is_proposed_and_one_confirm_journals_exactly_that_tile(
-        journal, rendered):
+        journal, rendered, doubting):
     calibration, sequence = rendered
     table = journal.start(SETUP)
     assistant = Assistant(table)
