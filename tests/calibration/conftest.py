@@ -223,6 +223,25 @@ def cell_errors(observation, truth) -> dict[str, set[int]]:
             "missed": set(truth.occupied - observation.occupied - observation.uncertain)}
 
 
+def calibrated_from_empty(table: Table, seed: int, options: dict | None = None) -> Calibration:
+    """``table`` calibrated from a photo of its empty board rendered from ``seed``."""
+    empty = render_empty(table, np.random.default_rng(seed))
+    return calibrate(empty.image, empty.truth.corners, table.rules, dict(options or {}))
+
+
+def read_scattered(table: Table, calibration: Calibration, seed: int, nuisances: Any,
+                   share: int = 5) -> tuple[Any, Any]:
+    """(truth, a fresh Recognizer's reading) of a frame with one cell in ``share`` holding a
+    tile, drawn from ``seed``, under ``nuisances``."""
+    from calibration.recognize import Recognizer
+    from calibration.synthetic.render import render
+    rng = np.random.default_rng(seed)
+    size = calibration.layout.size
+    tiles = sorted(int(c) for c in rng.choice(size, size // share, replace=False))
+    frame = render(table, tiles, rng, nuisances)
+    return frame.truth, Recognizer(calibration).read(frame.image)
+
+
 def pixels_per_unit(table: Table) -> float:
     """Pixels per board unit about the board (from the first row's two corner cells)."""
     points = table.layout.corner_points()
@@ -232,7 +251,7 @@ def pixels_per_unit(table: Table) -> float:
 
 # The helpers reach the test modules through the fixture (conftest is not for importing).
 for _helper in (trimmed, lingering, frames, warning_kind, watch_problems, event_at,
-                cell_errors, pixels_per_unit):
+                cell_errors, calibrated_from_empty, read_scattered, pixels_per_unit):
     setattr(Vision, _helper.__name__, staticmethod(_helper))
 Vision.LAYOUTS = LAYOUTS
 Vision.WATCH_SIZE = WATCH_SIZE

@@ -11,36 +11,24 @@ glare spot's rim never.
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
-from calibration.calibrate import calibrate
-from calibration.recognize import Recognizer
-from calibration.synthetic.render import make_table, render, render_empty
+from calibration.synthetic.render import make_table
 from calibration.synthetic.scenes import Nuisances
 
 RULES, OPTIONS = "megacquire-gold", {"hex_offset": "even-r"}
 
 
 @pytest.fixture(scope="module")
-def low_contrast():
+def low_contrast(vision):
     table = make_table(RULES, seed=7011, options=OPTIONS, tile_style="low_contrast")
-    empty = render_empty(table, np.random.default_rng(8))
-    return table, calibrate(empty.image, empty.truth.corners, RULES, OPTIONS)
-
-
-def _read(table, calibration, seed: int, nuisances: Nuisances):
-    rng = np.random.default_rng(seed)
-    size = calibration.layout.size
-    tiles = sorted(int(c) for c in rng.choice(size, size // 4, replace=False))
-    frame = render(table, tiles, rng, nuisances)
-    return frame.truth, Recognizer(calibration).read(frame.image)
+    return table, vision.calibrated_from_empty(table, 8, OPTIONS)
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_bold_labelled_light_tiles_read_as_tiles(low_contrast, seed):
+def test_bold_labelled_light_tiles_read_as_tiles(vision, low_contrast, seed):
     table, calibration = low_contrast
-    truth, seen = _read(table, calibration, seed, Nuisances.none())
+    truth, seen = vision.read_scattered(table, calibration, seed, Nuisances.none(), share=4)
     labels = calibration.layout.geometry.labels
     assert not seen.occupied - truth.occupied, [labels[c] for c in seen.occupied - truth.occupied]
     doubted = sorted(seen.uncertain & truth.occupied)
@@ -49,7 +37,8 @@ def test_bold_labelled_light_tiles_read_as_tiles(low_contrast, seed):
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_under_glare_no_bare_cell_of_that_board_reads_as_a_tile(low_contrast, seed):
+def test_under_glare_no_bare_cell_of_that_board_reads_as_a_tile(vision, low_contrast, seed):
     table, calibration = low_contrast
-    truth, seen = _read(table, calibration, 10 + seed, Nuisances(glare=1.0))
+    truth, seen = vision.read_scattered(table, calibration, 10 + seed, Nuisances(glare=1.0),
+                                        share=4)
     assert not seen.occupied - truth.occupied

@@ -15,22 +15,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from calibration.calibrate import calibrate
 from calibration.cellcues import CAUSES
 from calibration.recognize import Recognizer
-from calibration.synthetic.render import render, render_empty
+from calibration.synthetic.render import render
 from calibration.synthetic.scenes import Nuisances
 from calibration.synthetic.worlds import require_training, training_table
 
 
 @pytest.fixture(scope="module")
-def overexposed():
+def overexposed(vision):
     # bench/vision.py's training world, seed 7, its third square table
     table = training_table("acquire", 7002, material="glossy_plastic")
     require_training(table)
-    empty = render_empty(table, np.random.default_rng(9))
-    calibration = calibrate(empty.image, empty.truth.corners, "acquire", {})
-    return table, calibration
+    return table, vision.calibrated_from_empty(table, 9)
 
 
 def test_the_calibration_photo_of_that_table_is_burnt_out(overexposed):
@@ -56,13 +53,9 @@ def test_a_shadow_over_an_overexposed_boards_print_reads_no_tile(overexposed, se
     assert "burnt-out reference" in {CAUSES[causes[c]] for c in seen.uncertain}
 
 
-def test_in_a_clean_frame_of_that_board_most_tiles_still_read(overexposed):
+def test_in_a_clean_frame_of_that_board_most_tiles_still_read(vision, overexposed):
     """A tile's body, its shading below white, unclips its own cell only: no dimmer light."""
     table, calibration = overexposed
-    rng = np.random.default_rng(5)
-    size = calibration.layout.size
-    tiles = sorted(int(c) for c in rng.choice(size, size // 5, replace=False))
-    frame = render(table, tiles, rng, Nuisances.none())
-    seen = Recognizer(calibration).read(frame.image)
-    assert not seen.occupied - frame.truth.occupied
-    assert len(seen.occupied & frame.truth.occupied) >= 0.7 * len(frame.truth.occupied)
+    truth, seen = vision.read_scattered(table, calibration, 5, Nuisances.none())
+    assert not seen.occupied - truth.occupied
+    assert len(seen.occupied & truth.occupied) >= 0.7 * len(truth.occupied)

@@ -15,20 +15,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from calibration.calibrate import calibrate
-from calibration.recognize import Recognizer
-from calibration.synthetic.render import render, render_empty
 from calibration.synthetic.scenes import Nuisances
 from calibration.synthetic.worlds import require_training, training_table
 
 
 @pytest.fixture(scope="module")
-def near_white():
+def near_white(vision):
     table = training_table("acquire", 8_200_036)
     require_training(table)
-    empty = render_empty(table, np.random.default_rng(36))
-    calibration = calibrate(empty.image, empty.truth.corners, "acquire", {})
-    return table, calibration
+    return table, vision.calibrated_from_empty(table, 36)
 
 
 def test_the_calibration_photo_of_that_table_is_near_white_not_clipped(near_white):
@@ -38,14 +33,12 @@ def test_the_calibration_photo_of_that_table_is_near_white_not_clipped(near_whit
 
 
 @pytest.mark.parametrize("seed", range(10))
-def test_a_dimmer_blurred_frame_of_that_board_reads_no_bare_cell_as_a_tile(near_white, seed):
+def test_a_dimmer_blurred_frame_of_that_board_reads_no_bare_cell_as_a_tile(vision, near_white,
+                                                                          seed):
     table, calibration = near_white
-    rng = np.random.default_rng(seed)
-    size = calibration.layout.size
-    tiles = sorted(int(c) for c in rng.choice(size, size // 5, replace=False))
-    frame = render(table, tiles, rng, Nuisances(lighting=1.0, noise=1.0, blur=1.0))
-    assert frame.truth.clear
-    seen = Recognizer(calibration).read(frame.image)
+    truth, seen = vision.read_scattered(table, calibration, seed,
+                                        Nuisances(lighting=1.0, noise=1.0, blur=1.0))
+    assert truth.clear
     labels = calibration.layout.geometry.labels
-    false = sorted(seen.occupied - frame.truth.occupied)
+    false = sorted(seen.occupied - truth.occupied)
     assert not false, f"bare cells read as tiles: {[labels[c] for c in false]}"
