@@ -282,34 +282,34 @@ def _bolder(cues: Cues, bare: np.ndarray) -> np.ndarray:
     lies BOLD_OUTLIER times their scatter below them, no lighter than BOLD_LIGHTER and with
     no glare near: a label bolder than the board's print (none without the middle's and
     the glare's measures, or with fewer than 10 bare cells)."""
-    if cues.inner is None or cues.glare_near is None or bare.sum() < 10:
+    if cues.inner is None or cues.glare_near is None:
         return np.zeros(len(cues.loss), bool)
-    middle = float(np.median(cues.energy[bare]))
-    scatter = max(1.4826 * float(np.median(np.abs(cues.energy[bare] - middle))), BOLD_ENERGY)
     return ~cues.glare_near & (cues.brightness < BOLD_LIGHTER) & \
-        (cues.energy - middle > BOLD_APART * scatter) & \
+        (_off_bare(cues.energy, bare, BOLD_ENERGY) > BOLD_APART) & \
         _outlying(cues.structure, bare, BOLD_OUTLIER) & _outlying(cues.inner, bare, BOLD_OUTLIER)
 
 
 def _apart(values: np.ndarray, bare: np.ndarray, floor: float) -> np.ndarray:
-    """Cells whose ``values`` lie PALE_APART times the ``bare`` cells' scatter (robust, at least
+    """Cells whose ``values`` lie PALE_APART times the ``bare`` cells' scatter (at least
     ``floor``) off their median, either way; none with fewer than 10 bare cells."""
-    if bare.sum() < 10:
-        return np.zeros(len(values), bool)
-    middle = float(np.median(values[bare]))
-    scatter = 1.4826 * float(np.median(np.abs(values[bare] - middle)))
-    return np.abs(values - middle) > PALE_APART * max(scatter, floor)
+    return np.abs(_off_bare(values, bare, floor)) > PALE_APART
 
 
 def _outlying(structure: np.ndarray, bare: np.ndarray, factor: float = OUTLIER) -> np.ndarray:
     """Cells whose edge correlation falls below the typical ``bare`` cell's by ``factor`` times
-    their scatter (median and median absolute deviation: the tiles among them are a minority)."""
+    their scatter (at least OUTLIER_FLOOR)."""
+    return _off_bare(structure, bare, OUTLIER_FLOOR) < -factor
+
+
+def _off_bare(values: np.ndarray, bare: np.ndarray, floor: float) -> np.ndarray:
+    """How far each cell's ``values`` lie from the ``bare`` cells', in their scatter (at least
+    ``floor``), signed; robust (median and median absolute deviation: the tiles among them
+    are a minority). Zero everywhere with fewer than 10 bare cells."""
     if bare.sum() < 10:
-        return np.zeros(len(structure), bool)
-    values = structure[bare]
-    middle = float(np.median(values))
-    scatter = 1.4826 * float(np.median(np.abs(values - middle)))
-    return middle - structure > factor * max(scatter, OUTLIER_FLOOR)
+        return np.zeros(len(values))
+    middle = float(np.median(values[bare]))
+    scatter = 1.4826 * float(np.median(np.abs(values[bare] - middle)))
+    return (values - middle) / max(scatter, floor)
 
 
 # --- the printed borders between cells ---------------------------------------------------
