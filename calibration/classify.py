@@ -47,6 +47,7 @@ from calibration.cellcues import (  # noqa: F401  (the verdicts' thresholds, nam
     BOARD_BRIGHTNESS,
     BOARD_CHROMA,
     EMPTY_LOSS,
+    DEGRADED,
     GAP_FLOOR,
     GLARE_BRIGHTNESS,
     PARTLY_SATURATED,
@@ -56,7 +57,9 @@ from calibration.cellcues import (  # noqa: F401  (the verdicts' thresholds, nam
     decide,
     gap_energy,
     dimmed,
+    faintest,
     gap_samples,
+    narrowed,
 )
 from calibration.tone import board_contrast, board_light, quadratic_basis, residual_cast, smooth_light
 from tabletop.messages import Message
@@ -138,6 +141,8 @@ class CellReading:
     ring_unlike: int            # ring blocks that do not look like the empty ring
     energy: np.ndarray | None = None  # per cell, edge strength over the empty cell's, light removed
     hidden_borders: int = 0     # printed borders between or around cells hidden under something
+    #: read below the readable bar, in part (:func:`calibration.cellcues.narrowed`)
+    degraded: bool = False
 
 
 class TileClassifier:
@@ -190,6 +195,7 @@ class TileClassifier:
         self._region = (region / region.sum(axis=0)).astype(np.float32)
         self.cells = None   # a calibration.learned.LearnedCells deciding the cells, or None
         self.attained = 0.0                     # the best readable frame's match so far
+        self.faint: float | None = None         # ... and its faintest tile (cellcues.faintest)
         self.last_cues: Cues | None = None      # the last frame's measures and verdicts, for a
         self.last_verdicts = None               # benchmark to say why cells were left uncertain
         if self.kind == "learned":
@@ -247,11 +253,11 @@ class TileClassifier:
         best = max(scores)
         chosen = next(i for i, score in enumerate(scores) if score >= best - 0.02)
         structure = candidates[chosen]
-        # (a learned decider judges such a frame cell by cell: it was trained on them)
-        if best < self.readable_bar() and self.cells is None:
-            everything = frozenset(range(len(structure)))
-            return CellReading(frozenset(), everything, False, structure,
-                               np.zeros(len(structure)), np.zeros(len(structure)), -1)
+        # Below the bar a frame is read in part (cellcues.narrowed), and not at all far below
+        # it. (A learned decider judges such a frame cell by cell: it was trained on them.)
+        degraded = best < self.readable_bar() and self.cells is None
+        if degraded and best < DEGRADED:
+            return _unread(structure, np.zeros(len(structure)), np.zeros(len(structure)))
         shift = means[:, 1:] - self._ref_lab[:, 1:] - cast
         chroma = np.hypot(*shift.T)
         cell_gain = means[:, 0] / np.maximum(self._ref_lab[:, 0], 1.0)
@@ -266,10 +272,8 @@ class TileClassifier:
         if chosen > 0 and float(np.median(energy)) < BLURRED_ENERGY:
             # Blurrier than the blurriest reference: the smooth remains still correlate,
             # but the edges that tell a tile are gone. Nothing can be read.
-            everything = frozenset(range(len(structure)))
-            return CellReading(frozenset(), everything, False, structure, chroma, brightness,
-                               -1, energy)
-        if len(pool) > 1:       # (a frame read, judged by its bare cells: what the table attains)
+            return _unread(structure, chroma, brightness, energy)
+        if len(pool) > 1 and not degraded:  # (judged by its bare cells: what the table attains)
             self.attained = max(self.attained, best)
         # (the learned decider was trained on the energy against the empty cell's alone)
         raw_energy = energy
@@ -305,6 +309,12 @@ class TileClassifier:
                               self._ref_burnt, dimmed(self._near[:, :len(burnt)], burnt,
                                                       self._ref_burnt))
         verdicts = self.last_verdicts = decide(self.last_cues)
+        if degraded:
+            verdicts = self.last_verdicts = narrowed(self.last_cues, verdicts, self.faint)
+            if verdicts is None:
+                return _unread(structure, chroma, brightness, energy)
+        elif self.cells is None:
+            self.faint = faintest(self.last_cues, verdicts, self.faint)
         tile_like, empty_like = verdicts.tile, verdicts.empty
         hidden = self._hidden_borders(grey, gx, gy, focus, ref_gap)
         if self.cells is not None:
@@ -317,7 +327,7 @@ class TileClassifier:
         uncertain = np.flatnonzero(~tile_like & ~empty_like)
         clear = ring_unlike == 0 and hidden < HIDDEN_BORDERS
         return CellReading(frozenset(occupied.tolist()), frozenset(uncertain.tolist()), clear,
-                           structure, chroma, brightness, ring_unlike, energy, hidden)
+                           structure, chroma, brightness, ring_unlike, energy, hidden, degraded)
 
     def readable_bar(self) -> float:
         """How well the best-matching cells must match the empty board for a frame to be read.
@@ -424,6 +434,13 @@ def chosen_classifier(classifier: str | None = None) -> str:
         raise CalibrationError(Message("unknown cell classifier {kind!r}: choose one of {choices}",
                                        kind=kind, choices=", ".join(CLASSIFIERS)))
     return kind
+
+
+def _unread(structure: np.ndarray, chroma: np.ndarray, brightness: np.ndarray,
+            energy: np.ndarray | None = None) -> CellReading:
+    """A frame nothing could be read in: every cell uncertain, the board not clear."""
+    everything = frozenset(range(len(structure)))
+    return CellReading(frozenset(), everything, False, structure, chroma, brightness, -1, energy)
 
 
 def _readable_pool(bare: Collection[int] | None, cells: int) -> np.ndarray:

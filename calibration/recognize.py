@@ -75,7 +75,8 @@ class Observation:
 
     @property
     def readable(self) -> bool:
-        """False when nothing could be read (every cell undecided) though the pose held still."""
+        """False when nothing could be read (every cell undecided), or only in part below the
+        readable bar (:attr:`CellReading.degraded`), though the pose held still."""
         return self.pose == "moving" or not _unreadable(self.reading)
 
     def labels(self, calibration: Calibration) -> dict:
@@ -241,7 +242,7 @@ class Recognizer:
                 suspect = self._suspect(reading, pose.markers)
         if not suspect:
             self._doubts = 0
-        if reading.clear and (not suspect or self._doubts > RECHECKS):
+        if reading.clear and not reading.degraded and (not suspect or self._doubts > RECHECKS):
             # A board read the same way after several fresh poses has really changed
             # (a lamp): it is what later frames are held against.
             self._trusted, self._doubts = reading.occupied, 0
@@ -311,8 +312,10 @@ class Recognizer:
 
 
 def _unreadable(reading: CellReading) -> bool:
-    """Every cell undecided: the classifier could not read the board at all."""
-    return not reading.occupied and len(reading.uncertain) == len(reading.structure)
+    """Every cell undecided (the classifier could not read the board at all), or read only in
+    part below the readable bar: a stream waits for a frame it can trust (one frame of noise
+    and blur is soon followed by another), and a pose that no longer fits looks so too."""
+    return reading.degraded or not reading.occupied and len(reading.uncertain) == len(reading.structure)
 
 
 def _nothing(reading: CellReading) -> CellReading:
@@ -457,7 +460,8 @@ class Watcher:
         the last decision, or the time cue says the cell did not change).
         """
         table = self.table
-        if table is None or not table.ready or not seen.clear or not seen.uncertain:
+        if table is None or not table.ready or not seen.clear or not seen.readable or \
+                not seen.uncertain:
             return seen
         held = (self._expected or frozenset()) | (self.tracker.reference or frozenset())
         tiles = held | (changed or frozenset())
