@@ -31,6 +31,7 @@ border shows beside its edge) from a hand or a sleeve (it hides them).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -140,18 +141,25 @@ GAP_ACROSS, GAP_ALONG, GAP_POINTS = 0.12, 0.22, (5, 7)
 GAP_FLOOR = 3.0
 
 #: A frame whose best-matching cells match the empty board less than the readable bar (noise,
-#: blur and a lamp together) but DEGRADED or better, with at least DEGRADED_BARE of its cells (and
-#: 10) bare, is read in part (:func:`narrowed`): its tiles, each only where its edge correlation
-#: lies DEGRADED_OUTLIER times the bare cells' scatter below theirs (noise alone moves no cell
-#: so far off them); and its empty cells only on a table whose tiles all stood out in the frames
-#: read before it (:func:`faintest`): their faintest lay DEGRADED_APART times this frame's
-#: scatter off the bare cells (elsewhere a tile printed like the board hides in the noise as well
-#: as a bare cell does). Chosen on training-world frames with every nuisance that the bar found
-#: unreadable: of 37 frames (3,992 cells) read as clear frames are, 13 bare cells were tiles and
-#: 58 tiles empty, on matched-print tables mostly, which the same test of a cell alone (the
-#: board's colour and edge strength, no glare near) left read empty on two tables out of 30
-#: more; and two bare cells 3.7 and 3.8 times the scatter below the bare ones were tiles at 3.
-DEGRADED, DEGRADED_BARE, DEGRADED_OUTLIER, DEGRADED_APART = 0.6, 0.1, 5.0, 6.0
+#: blur and a lamp together) but DEGRADED or better is read in part (:func:`narrowed`): its
+#: tiles, each only where its edge correlation lies DEGRADED_OUTLIER times the bare cells'
+#: scatter below theirs (noise alone moves no cell so far off them); and its empty cells only
+#: on a table whose tiles all stood out in the frames read before it (:func:`faintest`): their
+#: faintest lay DEGRADED_APART times this frame's scatter off the bare cells (elsewhere a tile
+#: printed like the board hides in the noise as well as a bare cell does). Not at all unless
+#: at least DEGRADED_BARE of its cells read no tile (and 10) look bare: where noise lifts most
+#: bare cells' edges out of the bare band, the few left are no measure of the rest. Chosen on
+#: training-world frames with every nuisance that the bar found unreadable: of 37 frames
+#: (3,992 cells) read as clear frames are, 13 bare cells were tiles and 58 tiles empty, on
+#: matched-print tables mostly, which the same test of a cell alone (the board's colour and
+#: edge strength, no glare near) left read empty on two tables out of 30 more; two bare cells
+#: 3.7 and 3.8 times the scatter below the bare ones were tiles at 3; and two frames of 120
+#: more tables, 20% of whose cells looked bare, read 18 and 28 bare cells as tiles.
+DEGRADED, DEGRADED_BARE, DEGRADED_OUTLIER, DEGRADED_APART = 0.6, 0.5, 5.0, 6.0
+#: ... a tile whose colour or brightness lay this many times the board's bounds off the board's
+#: cannot pass for bare board in such a frame (colour is the mean of the whole cell: noise hardly
+#: moves it), however faint its print.
+FAINT_COLOUR = 2.0
 
 #: Why a cell was left uncertain, by code (:attr:`Verdicts.cause`; 0 for a decided cell).
 CAUSES = ("decided", "glare", "partly burnt", "doubtful", "between", "edges", "blurred region",
@@ -252,9 +260,10 @@ def narrowed(cues: Cues, verdicts: Verdicts, faint: float | None = None) -> Verd
     """
     board_colour = (cues.chroma < BOARD_CHROMA) & (np.abs(cues.brightness) < BOARD_BRIGHTNESS)
     bare = board_colour & (cues.energy > 1 / EDGE_ENERGY) & (cues.energy < EDGE_ENERGY)
-    if bare.sum() < max(10, DEGRADED_BARE * len(bare)) or cues.glare_near is None:
-        return None
     tile = verdicts.tile & _outlying(cues.structure, bare, DEGRADED_OUTLIER)
+    # (most cells no tile must look like bare board, or what the frame takes for bare is not)
+    if bare.sum() < max(10, DEGRADED_BARE * (~tile).sum()) or cues.glare_near is None:
+        return None
     empty = np.zeros(len(tile), bool)
     if faint is not None:
         typical = float(np.median(cues.structure[bare]))
@@ -269,17 +278,21 @@ def narrowed(cues: Cues, verdicts: Verdicts, faint: float | None = None) -> Verd
 
 
 def faintest(cues: Cues, verdicts: Verdicts, before: float | None) -> float | None:
-    """The least correlation a tile or a doubted cell of a readable frame lost, as a share of
-    its typical bare cell's, over this frame and ``before`` (the frames read earlier): 0 once
-    a cell was doubted (a tile the frame could not tell from the board), None before any tile
-    was seen."""
-    doubted = verdicts.cause == CAUSES.index("doubtful")
-    if doubted.any() or (before is not None and before <= 0.0):
+    """How little the tiles of the readable frames read so far (this one and ``before``) stood
+    out from the bare board where they could pass for it: the least correlation a tile in
+    about the board's colour (within FAINT_COLOUR times its bounds) lost, as a share of its
+    frame's typical bare cell's; 0 once such a cell was doubted (a tile a frame could not
+    tell from the board), infinite while every tile was far off the board's colour, None
+    before any tile was seen."""
+    hue = (cues.chroma < FAINT_COLOUR * BOARD_CHROMA) & \
+        (np.abs(cues.brightness) < FAINT_COLOUR * BOARD_BRIGHTNESS)
+    if (hue & (verdicts.cause == CAUSES.index("doubtful"))).any() or before == 0.0:
         return 0.0
     if not verdicts.tile.any():
         return before
     typical = float(np.median(cues.loss + cues.structure))
-    least = max(float(cues.loss[verdicts.tile].min()) / max(typical, 1e-6), 0.0)
+    losses = cues.loss[verdicts.tile & hue]
+    least = max(float(losses.min()) / max(typical, 1e-6), 0.0) if len(losses) else math.inf
     return least if before is None else min(before, least)
 
 

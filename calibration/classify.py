@@ -46,8 +46,8 @@ from calibration.calfile import Calibration, CalibrationError
 from calibration.cellcues import (  # noqa: F401  (the verdicts' thresholds, named here too)
     BOARD_BRIGHTNESS,
     BOARD_CHROMA,
-    EMPTY_LOSS,
     DEGRADED,
+    EMPTY_LOSS,
     GAP_FLOOR,
     GLARE_BRIGHTNESS,
     PARTLY_SATURATED,
