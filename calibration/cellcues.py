@@ -143,18 +143,21 @@ GAP_FLOOR = 3.0
 #: A frame whose best-matching cells match the empty board less than the readable bar (noise,
 #: blur and a lamp together) but DEGRADED or better is read in part (:func:`narrowed`): its
 #: tiles, each only where its edge correlation lies DEGRADED_OUTLIER times the bare cells'
-#: scatter below theirs (noise alone moves no cell so far off them); and its empty cells only
-#: on a table whose tiles all stood out in the frames read before it (:func:`faintest`): their
-#: faintest lay DEGRADED_APART times this frame's scatter off the bare cells (elsewhere a tile
-#: printed like the board hides in the noise as well as a bare cell does). Not at all unless
-#: at least DEGRADED_BARE of its cells read no tile (and 10) look bare: where noise lifts most
-#: bare cells' edges out of the bare band, the few left are no measure of the rest. Chosen on
-#: training-world frames with every nuisance that the bar found unreadable: of 37 frames
-#: (3,992 cells) read as clear frames are, 13 bare cells were tiles and 58 tiles empty, on
-#: matched-print tables mostly, which the same test of a cell alone (the board's colour and
-#: edge strength, no glare near) left read empty on two tables out of 30 more; two bare cells
-#: 3.7 and 3.8 times the scatter below the bare ones were tiles at 3; and two frames of 120
-#: more tables, 20% of whose cells looked bare, read 18 and 28 bare cells as tiles.
+#: scatter below theirs (noise alone moves no cell so far off them), near glare only with
+#: edges beyond PRINT_ENERGY (a tile's own print: glare adds no such edges); and its empty
+#: cells only on a table whose tiles all stood out in the frames read before it
+#: (:func:`faintest`): their faintest lay DEGRADED_APART times this frame's scatter off the
+#: bare cells (elsewhere a tile printed like the board hides in the noise as well as a bare
+#: cell does). Not at all unless at least DEGRADED_BARE of its cells read no tile (and 10)
+#: look bare: where noise lifts most bare cells' edges out of the bare band, the few left are
+#: no measure of the rest. Chosen on training-world frames with every nuisance that the bar
+#: found unreadable: of 37 frames (3,992 cells) read as clear frames are, 13 bare cells were
+#: tiles and 58 tiles empty, on matched-print tables mostly, which the same test of a cell
+#: alone (the board's colour and edge strength, no glare near) left read empty on two tables
+#: out of 30 more; two bare cells 3.7 and 3.8 times the scatter below the bare ones were tiles
+#: at 3; and two frames of 120 more tables, 20% of whose cells looked bare, read 18 and 28
+#: bare cells as tiles; a heavily blurred frame's bare cell beside a glare spot, its edges
+#: doubled (2.1), was a tile, where the frame's tiles showed 5 and more.
 DEGRADED, DEGRADED_BARE, DEGRADED_OUTLIER, DEGRADED_APART = 0.6, 0.5, 5.0, 6.0
 #: ... a tile whose colour or brightness lay this many times the board's bounds off the board's
 #: cannot pass for bare board in such a frame (colour is the mean of the whole cell: noise hardly
@@ -260,7 +263,8 @@ def narrowed(cues: Cues, verdicts: Verdicts, faint: float | None = None) -> Verd
     """
     board_colour = (cues.chroma < BOARD_CHROMA) & (np.abs(cues.brightness) < BOARD_BRIGHTNESS)
     bare = board_colour & (cues.energy > 1 / EDGE_ENERGY) & (cues.energy < EDGE_ENERGY)
-    tile = verdicts.tile & _outlying(cues.structure, bare, DEGRADED_OUTLIER)
+    tile = verdicts.tile & _outlying(cues.structure, bare, DEGRADED_OUTLIER) & \
+        (~cues.glare_near | (cues.energy > PRINT_ENERGY))
     # (most cells no tile must look like bare board, or what the frame takes for bare is not)
     if bare.sum() < max(10, DEGRADED_BARE * (~tile).sum()) or cues.glare_near is None:
         return None
