@@ -261,12 +261,14 @@ def narrowed(cues: Cues, verdicts: Verdicts, faint: float | None = None) -> Verd
     ``faint``: the correlation the faintest tile of the frames read before lost, as a share
     of their typical bare cell's (:func:`faintest`; None before any tile was seen).
     """
+    if cues.glare_near is None:
+        return None
     board_colour = (cues.chroma < BOARD_CHROMA) & (np.abs(cues.brightness) < BOARD_BRIGHTNESS)
     bare = board_colour & (cues.energy > 1 / EDGE_ENERGY) & (cues.energy < EDGE_ENERGY)
     tile = verdicts.tile & _outlying(cues.structure, bare, DEGRADED_OUTLIER) & \
         (~cues.glare_near | (cues.energy > PRINT_ENERGY))
     # (most cells no tile must look like bare board, or what the frame takes for bare is not)
-    if bare.sum() < max(10, DEGRADED_BARE * (~tile).sum()) or cues.glare_near is None:
+    if bare.sum() < max(10, DEGRADED_BARE * (~tile).sum()):
         return None
     empty = np.zeros(len(tile), bool)
     if faint is not None:
