@@ -272,10 +272,8 @@ def narrowed(cues: Cues, verdicts: Verdicts, faint: float | None = None) -> Verd
         return None
     empty = np.zeros(len(tile), bool)
     if faint is not None:
-        typical = float(np.median(cues.structure[bare]))
-        scatter = max(1.4826 * float(np.median(np.abs(cues.structure[bare] - typical))),
-                      OUTLIER_FLOOR)
-        if faint * typical >= DEGRADED_APART * scatter:
+        typical, scatter = _bare_spread(cues.structure, bare)
+        if faint * typical >= DEGRADED_APART * max(scatter, OUTLIER_FLOOR):
             empty = verdicts.empty & bare & ~cues.glare_near & (cues.burnt <= PARTLY_SATURATED)
     cause = np.where(tile | empty, 0, np.where(verdicts.cause > 0, verdicts.cause,
                                                CAUSES.index("degraded frame")))
@@ -380,9 +378,15 @@ def _off_bare(values: np.ndarray, bare: np.ndarray, floor: float) -> np.ndarray:
     are a minority). Zero everywhere with fewer than 10 bare cells."""
     if bare.sum() < 10:
         return np.zeros(len(values))
-    middle = float(np.median(values[bare]))
-    scatter = 1.4826 * float(np.median(np.abs(values[bare] - middle)))
+    middle, scatter = _bare_spread(values, bare)
     return (values - middle) / max(scatter, floor)
+
+
+def _bare_spread(values: np.ndarray, bare: np.ndarray) -> tuple[float, float]:
+    """The ``bare`` cells' median of ``values`` and their scatter about it (1.4826 times the
+    median absolute deviation: a standard deviation where they are normal)."""
+    middle = float(np.median(values[bare]))
+    return middle, 1.4826 * float(np.median(np.abs(values[bare] - middle)))
 
 
 # --- the printed borders between cells ---------------------------------------------------
