@@ -201,7 +201,7 @@ def decide(cues: Cues) -> Verdicts:
     """Tile, empty or uncertain for every cell (see the module docstring)."""
     loss, energy, chroma, brightness, burnt = (cues.loss, cues.energy, cues.chroma,
                                                cues.brightness, cues.burnt)
-    board_colour = (chroma < BOARD_CHROMA) & (np.abs(brightness) < BOARD_BRIGHTNESS)
+    board_colour = _board_colour(cues)
     tile = (loss > SURE_LOSS) | \
         (loss > TILE_LOSS) & (~board_colour | (energy > EDGE_ENERGY)) | \
         (loss >= EMPTY_LOSS) & (chroma > TILE_CHROMA) | \
@@ -210,7 +210,7 @@ def decide(cues: Cues) -> Verdicts:
     # A cell a little off the empty board's edges whose light, colour or edge strength
     # moved too, or far off the frame's bare cells in a frame where they hardly scatter,
     # may be a low-contrast tile: not sure enough to call it empty.
-    bare = board_colour & (energy > 1 / EDGE_ENERGY) & (energy < EDGE_ENERGY)
+    bare = _bare(cues, board_colour)
     doubtful = (loss > DOUBT_LOSS) & ((np.abs(brightness) > BOARD_BRIGHTNESS) |
                                       (energy > DOUBT_ENERGY) | (chroma > DOUBT_CHROMA)) | \
         (loss > OUTLIER_LOSS) & _outlying(cues.structure, bare) | \
@@ -263,8 +263,7 @@ def narrowed(cues: Cues, verdicts: Verdicts, faint: float | None = None) -> Verd
     """
     if cues.glare_near is None:
         return None
-    board_colour = (cues.chroma < BOARD_CHROMA) & (np.abs(cues.brightness) < BOARD_BRIGHTNESS)
-    bare = board_colour & (cues.energy > 1 / EDGE_ENERGY) & (cues.energy < EDGE_ENERGY)
+    bare = _bare(cues, _board_colour(cues))
     tile = verdicts.tile & _outlying(cues.structure, bare, DEGRADED_OUTLIER) & \
         (~cues.glare_near | (cues.energy > PRINT_ENERGY))
     # (most cells no tile must look like bare board, or what the frame takes for bare is not)
@@ -288,8 +287,7 @@ def faintest(cues: Cues, verdicts: Verdicts, before: float | None) -> float | No
     frame's typical bare cell's; 0 once such a cell was doubted (a tile a frame could not
     tell from the board), infinite while every tile was far off the board's colour, None
     before any tile was seen."""
-    hue = (cues.chroma < FAINT_COLOUR * BOARD_CHROMA) & \
-        (np.abs(cues.brightness) < FAINT_COLOUR * BOARD_BRIGHTNESS)
+    hue = _board_colour(cues, FAINT_COLOUR)
     if (hue & (verdicts.cause == CAUSES.index("doubtful"))).any() or before == 0.0:
         return 0.0
     if not verdicts.tile.any():
@@ -345,6 +343,19 @@ def _printed_like_board(cues: Cues, bare: np.ndarray) -> np.ndarray:
     return hue & ~cues.glare_near & (cues.loss > LABEL_LOSS) & \
         _outlying(cues.structure, bare, LABEL_OUTLIER) & \
         _outlying(cues.inner, bare, LABEL_INNER_OUTLIER)
+
+
+def _board_colour(cues: Cues, bounds: float = 1.0) -> np.ndarray:
+    """Cells whose colour and brightness lie within ``bounds`` times the board's bounds
+    (BOARD_CHROMA, BOARD_BRIGHTNESS) of the empty cell's."""
+    return (cues.chroma < bounds * BOARD_CHROMA) & \
+        (np.abs(cues.brightness) < bounds * BOARD_BRIGHTNESS)
+
+
+def _bare(cues: Cues, board_colour: np.ndarray) -> np.ndarray:
+    """Cells in the board's colour whose edges are as strong as the empty cell's, within
+    EDGE_ENERGY either way: what a frame's bare board looks like."""
+    return board_colour & (cues.energy > 1 / EDGE_ENERGY) & (cues.energy < EDGE_ENERGY)
 
 
 def _bolder(cues: Cues, bare: np.ndarray) -> np.ndarray:
